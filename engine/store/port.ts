@@ -1,0 +1,49 @@
+// Port of the time-series store (DESIGN.md "Two ways to run"): an embedded adapter
+// (SQLite) and, later, a scaled adapter (QuestDB) implement it and pass one contract suite.
+// Times are integer microseconds since the Unix epoch (DESIGN.md Conventions).
+
+/** One observation of one series. `series` is the catalog's integer datapoint id. */
+export interface Observation {
+  series: number
+  time: number
+  value: number
+}
+
+export interface Point { time: number; value: number }
+export interface MeanPoint { time: number; mean: number }
+
+/**
+ * A range read. Bounds are half-open [start, end) (DESIGN.md). `limit` 0 or absent = no limit.
+ * order 'asc' takes the first `limit` points from start; 'desc' takes the last `limit`
+ * points before end; results are always returned in ascending time order.
+ */
+export interface RangeQuery {
+  start?: number
+  end?: number
+  limit?: number
+  from?: 'first' | 'last'
+}
+
+/**
+ * Down-sampling to interval means. Buckets aligned to the epoch: floor(t / interval) * interval.
+ * Only buckets that hold observations are returned (empty intervals dropped), ascending.
+ * `start` and `end` bound the raw observations, [start, end).
+ */
+export interface SampleQuery {
+  start?: number
+  end?: number
+  interval: number
+}
+
+export interface TimeseriesStore {
+  /** Durable once the promise resolves; same (series, time) replaces the value. */
+  append(batch: readonly Observation[]): Promise<void>
+  read(series: number, q: RangeQuery): Promise<Point[]>
+  sample(series: number, q: SampleQuery): Promise<MeanPoint[]>
+  /** Number of raw observations in [start, end). */
+  count(series: number, start?: number, end?: number): Promise<number>
+  /** Ids of series that hold at least one observation. */
+  listSeries(): Promise<number[]>
+  deleteSeries(series: readonly number[]): Promise<void>
+  close(): Promise<void>
+}

@@ -1,0 +1,87 @@
+// build(deps) returns the Fastify app, not listening (STYLE.md: only the start file listens).
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import swagger from '@fastify/swagger'
+import { Ajv } from 'ajv'
+import sjson from 'secure-json-parse'
+import type { Logger } from 'pino'
+import type { Catalog } from '../catalog/index.ts'
+import { InvalidInputError } from '../catalog/errors.ts'
+import type { TimeseriesStore } from '../engine/store/port.ts'
+import { installAccessHooks } from './access-hooks.ts'
+import { Authenticator } from './authenticate.ts'
+import { installErrorHandling } from './error-handler.ts'
+import { endpoint } from './registry.ts'
+import { authRoutes } from './routes/auth.ts'
+import { companyRoutes } from './routes/company.ts'
+import { companyRoleRoutes } from './routes/company-roles.ts'
+import { metaRoutes } from './routes/meta.ts'
+import { projectRoleRoutes } from './routes/project-roles.ts'
+import { projectRoutes } from './routes/projects.ts'
+import { userRoutes } from './routes/users.ts'
+
+export interface AppDeps {
+  catalog: Catalog
+  store?: TimeseriesStore
+  logger?: Logger | false
+  /** Lifetime of bearer tokens issued by POST /v2/auth/token, seconds. */
+  tokenTtlSeconds?: number
+  /** Largest JSON body accepted on admin routes, bytes. */
+  bodyLimit?: number
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger || undefined,
+    logger: deps.logger ? undefined : false,
+    bodyLimit: deps.bodyLimit ?? 1024 * 1024,
+    // Two validators: path and query strings are coerced to numbers, bodies are not, so a
+    // string where a number belongs is an error rather than silently converted.
+    schemaController: undefined,
+  } as FastifyServerOptions)
+  const coercing = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false })
+  const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false })
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? strict : coercing).compile(schema) as never)
+
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (body === '') return done(null, {})
+    try {
+      done(null, sjson.parse(body as string, { protoAction: 'error', constructorAction: 'error' }))
+    } catch (err) {
+      done(new InvalidInputError(`Malformed JSON body: ${(err as Error).message}`), undefined)
+    }
+  })
+  // A PUT with no body at all means "change nothing" (spec: an empty body is accepted).
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && (req.method === 'PUT' || req.method === 'POST')) req.body = {}
+  })
+
+  // OpenAPI generated from the route schemas, with each route's endpoint number.
+  app.addHook('onRoute', (route) => {
+    const no = route.config?.endpoint
+    if (no === undefined) return
+    const x = endpoint(no)
+    route.schema = { ...route.schema, summary: `${x.number} - ${x.summary}`, operationId: `endpoint${x.number}`, tags: [x.scope] }
+  })
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Lintel API', version: '2.0.0', description: 'Building-data platform. Every route has an endpoint number (operationId endpointN) that RBAC grants refer to.' },
+      components: { securitySchemes: { basic: { type: 'http', scheme: 'basic' }, bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ basic: [] }, { bearer: [] }],
+    },
+  })
+
+  installErrorHandling(app)
+  installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
+  const ctx = { catalog: deps.catalog, store: deps.store, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600 }
+  await app.register(metaRoutes, ctx)
+  await app.register(authRoutes, ctx)
+  await app.register(userRoutes, ctx)
+  await app.register(companyRoutes, ctx)
+  await app.register(companyRoleRoutes, ctx)
+  await app.register(projectRoutes, ctx)
+  await app.register(projectRoleRoutes, ctx)
+  return app
+}
+
+export type RouteContext = { catalog: Catalog; store?: TimeseriesStore; tokenTtlSeconds: number }

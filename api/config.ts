@@ -1,0 +1,80 @@
+// Configuration from environment variables, or from a JSON file named by LINTEL_CONFIG whose
+// keys are the same variable names (the environment wins over the file). Validated at start:
+// every wrong value is reported by name, with what was expected and what was given.
+import { readFileSync } from 'node:fs'
+
+export interface Config {
+  dataDir: string
+  host: string
+  httpPort: number
+  logLevel: string
+  tokenTtlSeconds: number
+  /** First start of an empty installation: the operator's first company and its admin. */
+  bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
+}
+
+export class ConfigError extends Error {}
+
+type Source = Record<string, string | undefined>
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
+
+export function loadConfig(env: Source = process.env): Config {
+  const source: Source = { ...readConfigFile(env.LINTEL_CONFIG), ...definedOnly(env) }
+  const problems: string[] = []
+  const str = (name: string, fallback: string): string => {
+    const v = source[name]
+    if (v === undefined) return fallback
+    if (v.trim() === '') problems.push(`${name} must not be empty`)
+    return v
+  }
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const v = source[name]
+    if (v === undefined) return fallback
+    const n = Number(v)
+    if (!/^\s*\d+\s*$/.test(v) || n < min || n > max) problems.push(`${name} must be an integer from ${min} to ${max}, got '${v}'`)
+    return n
+  }
+
+  const config: Config = {
+    dataDir: str('LINTEL_DATA_DIR', './data'),
+    host: str('LINTEL_HOST', '127.0.0.1'),
+    httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),
+    logLevel: str('LINTEL_LOG_LEVEL', 'info'),
+    tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
+  }
+  if (!LOG_LEVELS.includes(config.logLevel)) problems.push(`LINTEL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${config.logLevel}'`)
+
+  const boot = ['LINTEL_COMPANY_NAME', 'LINTEL_ADMIN_EMAIL', 'LINTEL_ADMIN_PASSWORD'].map((k) => source[k])
+  const given = boot.filter((v) => v !== undefined).length
+  if (given === 3) {
+    const [companyName, adminEmail, adminPassword] = boot as string[]
+    if (companyName.trim() === '' || companyName.length > 200) problems.push('LINTEL_COMPANY_NAME must be 1 to 200 characters')
+    if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail)) problems.push(`LINTEL_ADMIN_EMAIL must be an email address, got '${adminEmail}'`)
+    if (adminPassword.length < 8) problems.push('LINTEL_ADMIN_PASSWORD must be at least 8 characters')
+    config.bootstrap = { companyName, adminEmail, adminPassword }
+  } else if (given > 0) {
+    problems.push('LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL and LINTEL_ADMIN_PASSWORD must be given together')
+  }
+
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
+  return config
+}
+
+function readConfigFile(path: string | undefined): Source {
+  if (!path) return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'))
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: cannot read LINTEL_CONFIG file '${path}': ${(err as Error).message}`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`Invalid configuration: LINTEL_CONFIG file '${path}' must hold a JSON object`)
+  }
+  return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, String(v)]))
+}
+
+function definedOnly(env: Source): Source {
+  return Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('LINTEL_') && v !== undefined))
+}

@@ -1,0 +1,22 @@
+// The one place where errors become failure envelopes with an HTTP status (DESIGN.md table).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { LintelError } from '../catalog/errors.ts'
+import { operationOf, type Operation } from './envelope.ts'
+
+function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: string) {
+  const configured = (req.routeOptions?.config as { operation?: Operation } | undefined)?.operation
+  if (status === 401) reply.header('www-authenticate', 'Basic realm="lintel", charset="UTF-8"')
+  return reply.code(status).send({ success: false, error, operation: operationOf(req.method, configured) })
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err instanceof LintelError) return fail(req, reply, err.status, err.message)
+    if (err.validation) return fail(req, reply, 400, `Invalid input: ${err.message}`)
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(req, reply, 413, 'Request body is too large')
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) return fail(req, reply, err.statusCode, err.message)
+    req.log.error({ err }, 'unhandled error')
+    return fail(req, reply, 500, 'Internal server error')
+  })
+  app.setNotFoundHandler((req, reply) => fail(req, reply, 404, `Route not found: ${req.method} ${req.url.split('?')[0]}`))
+}

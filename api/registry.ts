@@ -1,0 +1,86 @@
+// The endpoint registry: every route of the API with a stable number, method, path and
+// scope. RBAC grants refer to these numbers, and the 403 text is built from this table.
+// Numbers never change once released; new endpoints take new numbers.
+//   User    – acts on the caller's own record; needs no grant (access rule 1)
+//   Company – needs a grant from a company role (project roles cannot grant it, rule 4)
+//   Project – needs a grant from a company role or a role of the project named in the request
+import type { Scope } from '../catalog/types.ts'
+
+export type EndpointScope = 'User' | 'Company' | 'Project'
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+export interface Endpoint {
+  number: number
+  method: Method
+  path: string
+  scope: EndpointScope
+  summary: string
+}
+
+const e = (number: number, method: Method, path: string, scope: EndpointScope, summary: string): Endpoint =>
+  ({ number, method, path, scope, summary })
+
+export const endpoints: readonly Endpoint[] = [
+  e(1, 'GET', '/v2/user', 'User', 'The caller with its project and company roles'),
+  e(2, 'PUT', '/v2/user', 'User', 'Change the caller\'s own account'),
+  e(3, 'DELETE', '/v2/user', 'User', 'Delete the caller\'s own account'),
+  e(4, 'GET', '/v2/user/projects', 'User', 'Projects the caller holds a role in (all projects with a company role)'),
+  e(5, 'GET', '/v2/endpoints', 'User', 'This list of endpoints with their numbers'),
+  e(6, 'POST', '/v2/auth/token', 'User', 'Exchange a login (HTTP Basic) for a bearer token'),
+  e(7, 'DELETE', '/v2/auth/token', 'User', 'Revoke the bearer token used for this call'),
+
+  e(10, 'GET', '/v2/company', 'Company', 'The caller\'s company with its projects and users'),
+  e(11, 'POST', '/v2/company/project', 'Company', 'Create a project'),
+  e(12, 'POST', '/v2/project', 'Company', 'Create a project (same as 11)'),
+  e(13, 'POST', '/v2/company/user', 'Company', 'Create a user in the caller\'s company'),
+  e(14, 'GET', '/v2/company/roles', 'Company', 'List company roles'),
+  e(15, 'POST', '/v2/company/role', 'Company', 'Create a company role'),
+  e(16, 'GET', '/v2/company/role/{role_id}', 'Company', 'Read a company role'),
+  e(17, 'PUT', '/v2/company/role/{role_id}', 'Company', 'Change a company role'),
+  e(18, 'DELETE', '/v2/company/role/{role_id}', 'Company', 'Delete a company role'),
+  e(19, 'POST', '/v2/company/role/{role_id}/user/{user_id}', 'Company', 'Assign a company role to a user'),
+  e(20, 'DELETE', '/v2/company/role/{role_id}/user/{user_id}', 'Company', 'Unassign a company role from a user'),
+
+  e(30, 'GET', '/v2/project/{project_id}', 'Project', 'A project with its datapoints'),
+  e(31, 'PUT', '/v2/project/{project_id}', 'Project', 'Change a project'),
+  e(32, 'DELETE', '/v2/project/{project_id}', 'Project', 'Delete a project with its roles, datapoints and data'),
+  e(33, 'GET', '/v2/project/{project_id}/roles', 'Project', 'List the project\'s roles'),
+  e(34, 'POST', '/v2/project/{project_id}/role', 'Project', 'Create a project role'),
+  e(35, 'GET', '/v2/project/{project_id}/role/{role_id}', 'Project', 'Read a project role'),
+  e(36, 'PUT', '/v2/project/{project_id}/role/{role_id}', 'Project', 'Change a project role'),
+  e(37, 'DELETE', '/v2/project/{project_id}/role/{role_id}', 'Project', 'Delete a project role'),
+  e(38, 'POST', '/v2/project/{project_id}/role/{role_id}/tagauth', 'Project', 'Add a TagAuth to a project role'),
+  e(39, 'DELETE', '/v2/project/{project_id}/role/{role_id}/tagauth/{tagauth_id}', 'Project', 'Remove a TagAuth from a project role'),
+  e(40, 'POST', '/v2/project/{project_id}/role/{role_id}/user/{user_id}', 'Project', 'Assign a project role to a user'),
+  e(41, 'DELETE', '/v2/project/{project_id}/role/{role_id}/user/{user_id}', 'Project', 'Unassign a project role from a user'),
+]
+
+const byNumber = new Map(endpoints.map((x) => [x.number, x]))
+
+export function endpoint(number: number): Endpoint {
+  const found = byNumber.get(number)
+  if (!found) throw new Error(`Endpoint ${number} is not in the registry`)
+  return found
+}
+
+export function isKnownEndpoint(number: number): boolean {
+  return byNumber.has(number)
+}
+
+/** All endpoints an `admin` role of the scope holds (rule 6). */
+export function adminEndpoints(scope: Scope): number[] {
+  return endpoints
+    .filter((x) => x.scope === 'Project' || (scope === 'company' && x.scope === 'Company'))
+    .map((x) => x.number)
+}
+
+/** Fastify's path syntax for a registry path: {id} → :id. */
+export const fastifyPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1')
+
+export const deniedText = (x: Endpoint): string => `Unauthorized access to endpoint: ${x.number} - ${x.method} ${x.path}`
+
+/** Method, URL and config of the route implementing endpoint `no`: the registry is the one source. */
+export function at(no: number): { method: Method; url: string; config: { endpoint: number } } {
+  const x = endpoint(no)
+  return { method: x.method, url: fastifyPath(x.path), config: { endpoint: no } }
+}

@@ -1,0 +1,35 @@
+// Bearer tokens: POST /v2/auth/token exchanges a login (HTTP Basic) for a token that lives
+// `expires_in` seconds (default from configuration, at most 30 days); DELETE revokes it.
+// Deleting the user or changing its password revokes all of its tokens.
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { InvalidInputError } from '../../catalog/errors.ts'
+import type { RouteContext } from '../app.ts'
+import { created, deleted } from '../envelope.ts'
+import { Envelope } from '../schemas.ts'
+import { at } from '../registry.ts'
+
+const Token = Type.Object({
+  access_token: Type.String(), token_type: Type.String(), expires_in: Type.Integer(), expires_at: Type.String(),
+})
+
+export const authRoutes: FastifyPluginAsync<RouteContext> = async (base, ctx) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  app.route({
+    ...at(6),
+    schema: {
+      body: Type.Object({ expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86400 })) }, { additionalProperties: false }),
+      response: { 201: Envelope(Token) },
+    },
+    handler: async (req, reply) => created(reply, ctx.catalog.tokens.issue(req.caller.user.id, req.body.expires_in ?? ctx.tokenTtlSeconds)),
+  })
+  app.route({
+    ...at(7),
+    schema: { response: { 200: Envelope(Type.Object({ revoked: Type.Boolean() })) } },
+    handler: async (req, reply) => {
+      if (!req.caller.token) throw new InvalidInputError('This call was not made with a bearer token')
+      return deleted(reply, { revoked: ctx.catalog.tokens.revoke(req.caller.token) })
+    },
+  })
+}

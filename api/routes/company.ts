@@ -1,0 +1,47 @@
+// The caller's company: read it, create projects and users in it (access rules 4, 6, 8).
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { NotFoundError } from '../../catalog/errors.ts'
+import type { RouteContext } from '../app.ts'
+import { created } from '../envelope.ts'
+import { at } from '../registry.ts'
+import { Company, Description, Email, Envelope, Id, Name, Password, PersonName, Project, Role, User } from '../schemas.ts'
+
+const NewProject = Type.Object({ name: Name, description: Type.Optional(Description) }, { additionalProperties: false })
+
+export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog }) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  app.route({
+    ...at(10),
+    schema: { response: { 200: Type.Object({ company: Company, projects: Type.Array(Project), users: Type.Array(User) }) } },
+    handler: async (req) => {
+      const companyId = req.caller.user.company_id
+      return {
+        company: catalog.companies.get(companyId),
+        projects: catalog.projects.listByCompany(companyId),
+        users: catalog.users.listByCompany(companyId),
+      }
+    },
+  })
+  for (const no of [11, 12]) {
+    app.route({
+      ...at(no),
+      schema: { body: NewProject, response: { 201: Envelope(Type.Object({ project: Project, role: Role })) } },
+      handler: async (req, reply) => created(reply, catalog.projects.create(req.caller.user.company_id, req.body, req.caller.user.id)),
+    })
+  }
+  app.route({
+    ...at(13),
+    schema: {
+      body: Type.Object({ company_id: Id, firstName: PersonName, lastName: PersonName, email: Email, password: Password }, { additionalProperties: false }),
+      response: { 201: Envelope(User) },
+    },
+    handler: async (req, reply) => {
+      const { company_id: companyId, ...fields } = req.body
+      // The new user joins the creator's company; other companies do not exist for the caller.
+      if (companyId !== req.caller.user.company_id) throw new NotFoundError(`Company ${companyId} not found`)
+      return created(reply, catalog.users.create(companyId, fields))
+    },
+  })
+}

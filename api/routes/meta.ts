@@ -1,0 +1,21 @@
+// The endpoint list (for authenticated users), the OpenAPI document and a health probe.
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { RouteContext } from '../app.ts'
+import { at, endpoints } from '../registry.ts'
+
+export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app) => {
+  app.route({
+    ...at(5),
+    schema: {
+      response: {
+        200: Type.Array(Type.Object({
+          number: Type.Integer(), method: Type.String(), path: Type.String(), scope: Type.String(), summary: Type.String(),
+        })),
+      },
+    },
+    handler: async () => endpoints,
+  })
+  app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/v2/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))
+}

@@ -1,0 +1,97 @@
+// Project roles: grants of Project-scoped endpoints (never Company ones, rule 4) and TagAuths
+// naming the datapoints they reach (rule 5). Every change stays within the caller's own
+// permissions (rule 3).
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { RouteContext } from '../app.ts'
+import { created, deleted, updated } from '../envelope.ts'
+import { validateRoleEndpoints } from '../permissions.ts'
+import { at } from '../registry.ts'
+import { Envelope, Id, ProjectParams, ProjectRoleParams, Role, RoleBody, RoleUpdateBody, TagAuthInput } from '../schemas.ts'
+
+const Assignment = Type.Object({ role_id: Type.Integer(), user_id: Type.Integer() })
+
+export const projectRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog }) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const { roles } = catalog
+
+  app.route({
+    ...at(33),
+    schema: { params: ProjectParams, response: { 200: Type.Array(Role) } },
+    handler: async (req) => roles.listProjectRoles(req.project.id),
+  })
+  app.route({
+    ...at(34),
+    schema: { params: ProjectParams, body: RoleBody, response: { 201: Envelope(Role) } },
+    handler: async (req, reply) => {
+      const grant = { authed_endpoints: req.body.authed_endpoints ?? [], authed_tags: req.body.authed_tags ?? [] }
+      validateRoleEndpoints(grant.authed_endpoints, true)
+      req.permissions.assertCanGrant(grant, req.project.id)
+      return created(reply, roles.create(req.project.company_id, req.project.id, req.body))
+    },
+  })
+  app.route({
+    ...at(35),
+    schema: { params: ProjectRoleParams, response: { 200: Role } },
+    handler: async (req) => roles.getScoped(req.params.role_id, req.project.company_id, req.project.id),
+  })
+  app.route({
+    ...at(36),
+    schema: { params: ProjectRoleParams, body: RoleUpdateBody, response: { 200: Envelope(Role) } },
+    handler: async (req, reply) => {
+      const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
+      req.permissions.assertCanGrant(role, req.project.id)
+      const grant = { authed_endpoints: req.body.authed_endpoints ?? [], authed_tags: req.body.authed_tags ?? [] }
+      validateRoleEndpoints(grant.authed_endpoints, true)
+      req.permissions.assertCanGrant(grant, req.project.id)
+      return updated(reply, roles.update(role.id, req.body))
+    },
+  })
+  app.route({
+    ...at(37),
+    schema: { params: ProjectRoleParams, response: { 200: Envelope(Role) } },
+    handler: async (req, reply) => {
+      const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
+      req.permissions.assertCanGrant(role, req.project.id)
+      return deleted(reply, roles.delete(role.id))
+    },
+  })
+  app.route({
+    ...at(38),
+    schema: { params: ProjectRoleParams, body: TagAuthInput, response: { 201: Envelope(Role) } },
+    handler: async (req, reply) => {
+      const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
+      req.permissions.assertCanGrant(role, req.project.id)
+      req.permissions.assertCanGrant({ authed_endpoints: [], authed_tags: [req.body] }, req.project.id)
+      return created(reply, roles.addTagAuth(role.id, req.body))
+    },
+  })
+  app.route({
+    ...at(39),
+    schema: { params: Type.Object({ project_id: Id, role_id: Id, tagauth_id: Id }), response: { 200: Envelope(Role) } },
+    handler: async (req, reply) => {
+      const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
+      req.permissions.assertCanGrant(role, req.project.id)
+      return deleted(reply, roles.removeTagAuth(role.id, req.params.tagauth_id))
+    },
+  })
+  for (const no of [40, 41]) {
+    app.route({
+      ...at(no),
+      schema: { params: Type.Object({ project_id: Id, role_id: Id, user_id: Id }), response: { [no === 40 ? 201 : 200]: Envelope(Assignment) } },
+      handler: async (req, reply) => {
+        const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
+        const user = catalog.users.getInCompany(req.params.user_id, req.project.company_id)
+        req.permissions.assertCanGrant(role, req.project.id)
+        const resource = { role_id: role.id, user_id: user.id }
+        if (no === 40) {
+          roles.assign(user.id, role.id)
+          return created(reply, resource)
+        }
+        roles.unassign(user.id, role.id)
+        return deleted(reply, resource)
+      },
+    })
+  }
+}

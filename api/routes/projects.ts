@@ -1,0 +1,42 @@
+// A project: read it with the datapoints the caller may read, change it, delete it (rule 9).
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { RouteContext } from '../app.ts'
+import { deleted, updated } from '../envelope.ts'
+import { canAccessDatapoint } from '../permissions.ts'
+import { at } from '../registry.ts'
+import { Datapoint, Description, Envelope, Name, Project, ProjectParams } from '../schemas.ts'
+
+export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, store }) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  app.route({
+    ...at(30),
+    schema: { params: ProjectParams, response: { 200: Type.Object({ project: Project, datapoints: Type.Array(Datapoint) }) } },
+    handler: async (req) => {
+      const filter = req.permissions.datapointFilter(30, req.project.id)
+      const datapoints = catalog.datapoints.listByProject(req.project.id).filter((dp) => canAccessDatapoint(filter, dp, 'read'))
+      return { project: req.project, datapoints }
+    },
+  })
+  app.route({
+    ...at(31),
+    schema: {
+      params: ProjectParams,
+      body: Type.Object({ name: Type.Optional(Name), description: Type.Optional(Description) }, { additionalProperties: false }),
+      response: { 200: Envelope(Project) },
+    },
+    handler: async (req, reply) => updated(reply, catalog.projects.update(req.project.id, req.body)),
+  })
+  app.route({
+    ...at(32),
+    schema: { params: ProjectParams, response: { 200: Envelope(Project) } },
+    handler: async (req, reply) => {
+      const series = catalog.datapoints.idsOfProject(req.project.id)
+      const project = catalog.projects.delete(req.project.id)
+      // The catalog no longer names these series, so a failure here leaves only unreachable data.
+      if (store && series.length > 0) await store.deleteSeries(series)
+      return deleted(reply, project)
+    },
+  })
+}

@@ -1,0 +1,35 @@
+// Opens the catalog database (SQLite, WAL) and applies pending migrations.
+import Database from 'better-sqlite3'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { migrations } from './migrations.ts'
+
+export type Db = Database.Database
+
+export function openCatalogDb(dataDir: string | ':memory:'): Db {
+  let db: Db
+  if (dataDir === ':memory:') db = new Database(':memory:')
+  else {
+    mkdirSync(dataDir, { recursive: true })
+    db = new Database(join(dataDir, 'catalog.db'))
+  }
+  db.pragma('journal_mode = WAL')
+  // WAL + NORMAL: a committed transaction survives a process crash; only an OS crash can
+  // lose the last commits. The catalog is small, so FULL would also be affordable; NORMAL
+  // keeps admin writes from waiting on fsync.
+  db.pragma('synchronous = NORMAL')
+  db.pragma('foreign_keys = ON')
+  db.pragma('busy_timeout = 5000')
+  migrate(db)
+  return db
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number
+  for (let v = current; v < migrations.length; v++) {
+    db.transaction(() => {
+      db.exec(migrations[v])
+      db.pragma(`user_version = ${v + 1}`)
+    })()
+  }
+}

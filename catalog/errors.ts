@@ -1,0 +1,54 @@
+// Typed errors with stable codes (STYLE.md, undici's lib/core/errors.js). Every layer throws
+// these; api/error-handler.ts maps them to the failure envelope and an HTTP status in one place.
+
+export class LintelError extends Error {
+  readonly code: string = 'LINTEL_ERROR'
+  readonly status: number = 500
+}
+
+/** 400: the request is understood but its content is invalid. */
+export class InvalidInputError extends LintelError {
+  override readonly code = 'INVALID_INPUT'
+  override readonly status = 400
+}
+
+/** 401: no credentials, or wrong ones. */
+export class AuthenticationError extends LintelError {
+  override readonly code = 'UNAUTHENTICATED'
+  override readonly status = 401
+}
+
+/** 403: the caller's roles do not grant this. */
+export class ForbiddenError extends LintelError {
+  override readonly code = 'FORBIDDEN'
+  override readonly status = 403
+}
+
+/** 404: unknown resource, or one of another company (companies never see each other). */
+export class NotFoundError extends LintelError {
+  override readonly code = 'NOT_FOUND'
+  override readonly status = 404
+}
+
+/** 409: a unique name is taken (email, MQTT username, role name, ...). */
+export class ConflictError extends LintelError {
+  override readonly code = 'CONFLICT'
+  override readonly status = 409
+}
+
+/** 413: over a size limit or quota. */
+export class TooLargeError extends LintelError {
+  override readonly code = 'TOO_LARGE'
+  override readonly status = 413
+}
+
+/** 503: overloaded (a bounded queue is full); the client should retry later. */
+export class OverloadedError extends LintelError {
+  override readonly code = 'OVERLOADED'
+  override readonly status = 503
+}
+
+export const errorClasses = [
+  InvalidInputError, AuthenticationError, ForbiddenError, NotFoundError,
+  ConflictError, TooLargeError, OverloadedError,
+] as const

@@ -1,0 +1,55 @@
+// The catalog facade: one object holding the repositories over one SQLite database.
+import { Companies } from './companies.ts'
+import { Datapoints } from './datapoints.ts'
+import { openCatalogDb, type Db } from './db.ts'
+import { Projects } from './projects.ts'
+import { Roles } from './roles.ts'
+import { Tokens } from './tokens.ts'
+import type { AdminEndpoints } from './types.ts'
+import { Users } from './users.ts'
+
+export class Catalog {
+  readonly companies: Companies
+  readonly users: Users
+  readonly roles: Roles
+  readonly projects: Projects
+  readonly datapoints: Datapoints
+  readonly tokens: Tokens
+
+  constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
+    this.companies = new Companies(db)
+    this.users = new Users(db)
+    this.roles = new Roles(db, adminEndpoints)
+    this.projects = new Projects(db, this.roles)
+    this.datapoints = new Datapoints(db)
+    this.tokens = new Tokens(db)
+  }
+
+  static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {
+    return new Catalog(openCatalogDb(dataDir), adminEndpoints)
+  }
+
+  /** Runs fn in one transaction: a failing request writes nothing (all-or-nothing). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)()
+  }
+
+  /** Creates a company with its admin role and a first user holding it (operator tool, first start). */
+  createCompanyWithAdmin(name: string, admin: { email: string; password: string; firstName?: string; lastName?: string }, description = '') {
+    return this.transaction(() => {
+      const company = this.companies.create(name, description)
+      const user = this.users.create(company.id, {
+        email: admin.email, password: admin.password, firstName: admin.firstName ?? 'Admin', lastName: admin.lastName ?? name,
+      })
+      this.roles.assign(user.id, this.companies.adminRoleId(company.id))
+      return { company, user }
+    })
+  }
+
+  close(): void {
+    this.db.close()
+  }
+}
+
+export type { Db }
+export * from './types.ts'

@@ -1,0 +1,85 @@
+// Versioned schema migrations of the catalog. Each entry runs once, in order, inside a
+// transaction; PRAGMA user_version records the last applied version. Append, never edit.
+
+export const migrations: readonly string[] = [
+  // 1: organisation, RBAC, datapoints and tags, bearer tokens
+  `
+  CREATE TABLE companies (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    description TEXT NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE projects (
+    id INTEGER PRIMARY KEY,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    hash_id_length INTEGER NOT NULL DEFAULT 8 CHECK (hash_id_length BETWEEN 4 AND 12),
+    sampling_n INTEGER NOT NULL DEFAULT 200 CHECK (sampling_n > 0),
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX projects_company ON projects(company_id);
+  CREATE TABLE users (
+    id INTEGER PRIMARY KEY,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    first_name TEXT NOT NULL,
+    last_name TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX users_company ON users(company_id);
+  CREATE TABLE roles (
+    id INTEGER PRIMARY KEY,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    is_admin INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE UNIQUE INDEX roles_name ON roles(company_id, IFNULL(project_id, 0), name);
+  CREATE INDEX roles_project ON roles(project_id);
+  CREATE TABLE role_endpoints (
+    role_id INTEGER NOT NULL REFERENCES roles(id) ON DELETE CASCADE,
+    endpoint INTEGER NOT NULL,
+    PRIMARY KEY (role_id, endpoint)
+  ) WITHOUT ROWID;
+  CREATE TABLE tag_auths (
+    id INTEGER PRIMARY KEY,
+    role_id INTEGER NOT NULL REFERENCES roles(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    read INTEGER NOT NULL,
+    write INTEGER NOT NULL
+  );
+  CREATE INDEX tag_auths_role ON tag_auths(role_id);
+  CREATE TABLE user_roles (
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    role_id INTEGER NOT NULL REFERENCES roles(id) ON DELETE CASCADE,
+    PRIMARY KEY (user_id, role_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX user_roles_role ON user_roles(role_id);
+  CREATE TABLE datapoints (
+    id INTEGER PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint_id TEXT NOT NULL,
+    hash_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (project_id, datapoint_id)
+  );
+  CREATE INDEX datapoints_hash ON datapoints(project_id, hash_id);
+  CREATE TABLE tags (
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (datapoint, key)
+  ) WITHOUT ROWID;
+  CREATE TABLE tokens (
+    token_hash TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    expires_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX tokens_user ON tokens(user_id);
+  `,
+]

@@ -1,0 +1,113 @@
+// The operator's command-line tool: companies and their first admin users are created,
+// renamed and deleted here, never over HTTP (spec 1: companies are read-only for users).
+// It works on the catalog in LINTEL_DATA_DIR; run it while the server runs or not (WAL).
+import { randomBytes } from 'node:crypto'
+import { parseArgs } from 'node:util'
+import { Catalog } from '../catalog/index.ts'
+import { LintelError } from '../catalog/errors.ts'
+import { ConfigError, loadConfig } from './config.ts'
+import { adminEndpoints } from './registry.ts'
+
+const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_DIR, default ./data)
+
+  company list
+  company create --name NAME --admin-email EMAIL [--admin-password PW] [--description TEXT]
+                 [--admin-first-name NAME] [--admin-last-name NAME]
+      Creates the company, its admin role and a first user holding it.
+      Without --admin-password a password is generated and printed once.
+  company rename --id ID --name NAME [--description TEXT]
+  company delete --id ID --yes
+      Deletes the company with all its projects, users, roles and datapoints.
+  admin create --company ID --email EMAIL [--password PW]
+      Adds a further user holding the company's admin role.
+`
+
+export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' }, description: { type: 'string' }, id: { type: 'string' }, company: { type: 'string' },
+      email: { type: 'string' }, password: { type: 'string' }, 'admin-email': { type: 'string' },
+      'admin-password': { type: 'string' }, 'admin-first-name': { type: 'string' }, 'admin-last-name': { type: 'string' },
+      yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  })
+  const command = positionals.join(' ')
+  if (values.help || command === '') { out(USAGE); return 0 }
+  const need = (name: keyof typeof values): string => {
+    const v = values[name]
+    if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${name} is required for '${command}'`)
+    return v
+  }
+  const intOf = (name: keyof typeof values): number => {
+    const v = need(name)
+    if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--${name} must be a positive integer, got '${v}'`)
+    return Number(v)
+  }
+  const password = (given: string | undefined): { value: string; generated: boolean } => {
+    if (given !== undefined && given.length < 8) throw new UsageError('passwords must be at least 8 characters')
+    return given === undefined ? { value: randomBytes(15).toString('base64url'), generated: true } : { value: given, generated: false }
+  }
+
+  const config = loadConfig()
+  const catalog = Catalog.open(config.dataDir, adminEndpoints)
+  try {
+    switch (command) {
+      case 'company list':
+        for (const c of catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)
+        return 0
+      case 'company create': {
+        const pw = password(values['admin-password'])
+        const { company, user } = catalog.createCompanyWithAdmin(need('name'), {
+          email: need('admin-email'), password: pw.value,
+          firstName: values['admin-first-name'], lastName: values['admin-last-name'],
+        }, values.description ?? '')
+        out(`created company ${company.id} '${company.name}' with admin user ${user.id} <${user.email}>\n`)
+        if (pw.generated) out(`generated password (shown once): ${pw.value}\n`)
+        return 0
+      }
+      case 'company rename': {
+        const c = catalog.companies.update(intOf('id'), { name: need('name'), description: values.description })
+        out(`company ${c.id} is now '${c.name}'\n`)
+        return 0
+      }
+      case 'company delete': {
+        if (!values.yes) throw new UsageError('deleting a company removes all of its data: add --yes to confirm')
+        const { company, projectIds } = catalog.companies.delete(intOf('id'))
+        out(`deleted company ${company.id} '${company.name}' with ${projectIds.length} project(s)\n`)
+        return 0
+      }
+      case 'admin create': {
+        const companyId = intOf('company')
+        catalog.companies.get(companyId)
+        const pw = password(values.password)
+        const user = catalog.transaction(() => {
+          const u = catalog.users.create(companyId, { email: need('email'), password: pw.value, firstName: 'Admin', lastName: 'User' })
+          catalog.roles.assign(u.id, catalog.companies.adminRoleId(companyId))
+          return u
+        })
+        out(`created admin user ${user.id} <${user.email}> in company ${companyId}\n`)
+        if (pw.generated) out(`generated password (shown once): ${pw.value}\n`)
+        return 0
+      }
+      default:
+        throw new UsageError(`unknown command '${command}'\n\n${USAGE}`)
+    }
+  } finally {
+    catalog.close()
+  }
+}
+
+export class UsageError extends Error {}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    process.exitCode = runCli(process.argv.slice(2))
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`lintel: ${(err as Error).message}\n`)
+      process.exitCode = 2
+    } else throw err
+  }
+}

@@ -1,0 +1,51 @@
+// A platform on an in-memory catalog with one seeded company, and small request helpers.
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { Test } from 'tap'
+import { buildApp } from '../../api/app.ts'
+import { adminEndpoints } from '../../api/registry.ts'
+import { Catalog } from '../../catalog/index.ts'
+import type { TimeseriesStore } from '../../engine/store/port.ts'
+
+export interface Login { email: string; password: string }
+export interface Platform {
+  app: FastifyInstance
+  catalog: Catalog
+  admin: Login & { id: number; companyId: number }
+  call: (who: Login | string | null, method: InjectOptions['method'], url: string, body?: unknown) => Promise<{ status: number; body: any }>
+}
+
+export const basic = (l: Login) => 'Basic ' + Buffer.from(`${l.email}:${l.password}`).toString('base64')
+
+export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string } = {}): Promise<Platform> {
+  const catalog = Catalog.open(':memory:', adminEndpoints)
+  const company = opts.company ?? 'Acme'
+  const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
+  const { user } = catalog.createCompanyWithAdmin(company, admin)
+  const app = await buildApp({ catalog, store: opts.store, logger: false })
+  t.teardown(async () => { await app.close(); catalog.close() })
+  const call: Platform['call'] = async (who, method, url, body) => {
+    const headers: Record<string, string> = {}
+    if (who !== null) headers.authorization = typeof who === 'string' ? `Bearer ${who}` : basic(who)
+    const res = await app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as InjectOptions['payload'] }) })
+    let parsed: unknown = res.body
+    try { parsed = JSON.parse(res.body) } catch { /* not JSON */ }
+    return { status: res.statusCode, body: parsed }
+  }
+  return { app, catalog, admin: { ...admin, id: user.id, companyId: user.company_id }, call }
+}
+
+/** Creates a user in the admin's company through the API and returns its login. */
+export async function addUser(p: Platform, name: string): Promise<Login & { id: number }> {
+  const login = { email: `${name}@${p.admin.email.split('@')[1]}`, password: `${name}-password` }
+  const res = await p.call(p.admin, 'POST', '/v2/company/user', {
+    company_id: p.admin.companyId, firstName: name, lastName: 'Test', ...login,
+  })
+  if (res.status !== 201) throw new Error(`addUser failed: ${JSON.stringify(res.body)}`)
+  return { ...login, id: res.body.resource.id }
+}
+
+export async function addProject(p: Platform, who: Login, name: string): Promise<{ id: number; adminRoleId: number }> {
+  const res = await p.call(who, 'POST', '/v2/company/project', { name })
+  if (res.status !== 201) throw new Error(`addProject failed: ${JSON.stringify(res.body)}`)
+  return { id: res.body.resource.project.id, adminRoleId: res.body.resource.role.id }
+}

@@ -1,0 +1,37 @@
+// The operator tool: companies and their first admins are made here, never over HTTP.
+import t from 'tap'
+import { runCli } from '../../api/cli.ts'
+import { adminEndpoints } from '../../api/registry.ts'
+import { Catalog } from '../../catalog/index.ts'
+import { verifyPassword } from '../../catalog/passwords.ts'
+
+t.test('create, rename, add an admin, delete', async (t) => {
+  const dir = t.testdir()
+  process.env.LINTEL_DATA_DIR = dir
+  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
+  const run = (...args: string[]) => { let out = ''; const code = runCli(args, (s) => { out += s }); return { code, out } }
+
+  const made = run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test')
+  t.equal(made.code, 0)
+  t.match(made.out, /created company 1 'Acme' with admin user 1 <ops@acme.test>\ngenerated password \(shown once\): \S{20}\n/)
+  const password = made.out.match(/shown once\): (\S+)/)![1]
+  t.equal(run('company', 'create', '--name', 'Beta', '--admin-email', 'b@beta.test', '--admin-password', 'beta-password').out,
+    "created company 2 'Beta' with admin user 2 <b@beta.test>\n")
+  t.throws(() => run('company', 'create', '--name', 'Acme', '--admin-email', 'x@acme.test'), { message: "Company 'Acme' already exists" })
+  t.throws(() => run('company', 'create', '--name', 'C'), { message: "--admin-email is required for 'company create'" })
+  t.equal(run('company', 'rename', '--id', '1', '--name', 'Acme Corp').out, "company 1 is now 'Acme Corp'\n")
+  t.match(run('admin', 'create', '--company', '1', '--email', 'second@acme.test', '--password', 'second-pass').out, /created admin user 3/)
+  t.equal(run('company', 'list').out, '1\tAcme Corp\t\n2\tBeta\t\n')
+  t.throws(() => run('company', 'delete', '--id', '2'), { message: /add --yes/ })
+
+  const catalog = Catalog.open(dir, adminEndpoints)
+  const ops = catalog.users.findByEmailWithHash('ops@acme.test')!
+  t.ok(await verifyPassword(password, ops.password_hash), 'the printed password is the stored one')
+  t.same(catalog.roles.rolesOfUser(3).map((r) => r.name), ['admin'])
+  catalog.close()
+
+  t.equal(run('company', 'delete', '--id', '2', '--yes').out, "deleted company 2 'Beta' with 0 project(s)\n")
+  t.equal(run('company', 'list').out, '1\tAcme Corp\t\n')
+  t.throws(() => run('company', 'delete', '--id', '2', '--yes'), { message: 'Company 2 not found' })
+  t.throws(() => run('frobnicate'), { message: /unknown command 'frobnicate'/ })
+})

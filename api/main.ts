@@ -20,7 +20,8 @@ export async function start(config: Config) {
     logger.info({ company: boot.company, email: boot.email }, 'first start: created company and admin user from configuration')
   }
   const app = await buildApp({ catalog, logger, tokenTtlSeconds: config.tokenTtlSeconds })
-  await app.listen({ host: config.host, port: config.httpPort })
+  const address = await app.listen({ host: config.host, port: config.httpPort })
+  process.stdout.write(`lintel listening on ${address}\n`)
   const stop = async () => {
     await app.close()
     catalog.close()

@@ -1,13 +1,17 @@
 // Companies are created, renamed and deleted by the operator only (catalog/cli.ts), never over HTTP.
-import type { Db } from './db.ts'
+import { statements, type Db } from './db.ts'
 import { ConflictError, NotFoundError } from './errors.ts'
 import type { Company } from './types.ts'
 
 export class Companies {
-  constructor (private readonly db: Db) {}
+  private readonly sql: ReturnType<typeof statements>
+
+  constructor (private readonly db: Db) {
+    this.sql = statements(db)
+  }
 
   create(name: string, description = ''): Company {
-    if (this.db.prepare('SELECT 1 FROM companies WHERE name = ?').get(name)) {
+    if (this.sql('SELECT 1 FROM companies WHERE name = ?').get(name)) {
       throw new ConflictError(`Company '${name}' already exists`)
     }
     const { lastInsertRowid } = this.db
@@ -15,23 +19,23 @@ export class Companies {
       .run(name, description, Date.now())
     const id = Number(lastInsertRowid)
     // Rule 6: every company gets an `admin` role with all permissions of its scope.
-    this.db.prepare('INSERT INTO roles (company_id, project_id, name, description, is_admin) VALUES (?, NULL, ?, ?, 1)')
+    this.sql('INSERT INTO roles (company_id, project_id, name, description, is_admin) VALUES (?, NULL, ?, ?, 1)')
       .run(id, 'admin', 'All permissions of the company')
     return { id, name, description }
   }
 
   get(id: number): Company {
-    const row = this.db.prepare('SELECT id, name, description FROM companies WHERE id = ?').get(id) as Company | undefined
+    const row = this.sql('SELECT id, name, description FROM companies WHERE id = ?').get(id) as Company | undefined
     if (!row) throw new NotFoundError(`Company ${id} not found`)
     return row
   }
 
   findByName(name: string): Company | undefined {
-    return this.db.prepare('SELECT id, name, description FROM companies WHERE name = ?').get(name) as Company | undefined
+    return this.sql('SELECT id, name, description FROM companies WHERE name = ?').get(name) as Company | undefined
   }
 
   list(): Company[] {
-    return this.db.prepare('SELECT id, name, description FROM companies ORDER BY id').all() as Company[]
+    return this.sql('SELECT id, name, description FROM companies ORDER BY id').all() as Company[]
   }
 
   update(id: number, fields: { name?: string; description?: string }): Company {
@@ -39,20 +43,20 @@ export class Companies {
     const name = fields.name ?? current.name
     const description = fields.description ?? current.description
     if (name !== current.name && this.findByName(name)) throw new ConflictError(`Company '${name}' already exists`)
-    this.db.prepare('UPDATE companies SET name = ?, description = ? WHERE id = ?').run(name, description, id)
+    this.sql('UPDATE companies SET name = ?, description = ? WHERE id = ?').run(name, description, id)
     return { id, name, description }
   }
 
   /** Deletes the company with everything in it (foreign keys cascade). Returns its project ids. */
   delete(id: number): { company: Company; projectIds: number[] } {
     const company = this.get(id)
-    const projectIds = (this.db.prepare('SELECT id FROM projects WHERE company_id = ?').all(id) as { id: number }[]).map((r) => r.id)
-    this.db.prepare('DELETE FROM companies WHERE id = ?').run(id)
+    const projectIds = (this.sql('SELECT id FROM projects WHERE company_id = ?').all(id) as { id: number }[]).map((r) => r.id)
+    this.sql('DELETE FROM companies WHERE id = ?').run(id)
     return { company, projectIds }
   }
 
   adminRoleId(companyId: number): number {
-    const row = this.db.prepare('SELECT id FROM roles WHERE company_id = ? AND project_id IS NULL AND is_admin = 1').get(companyId) as { id: number }
+    const row = this.sql('SELECT id FROM roles WHERE company_id = ? AND project_id IS NULL AND is_admin = 1').get(companyId) as { id: number }
     return row.id
   }
 }

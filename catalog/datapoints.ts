@@ -1,5 +1,5 @@
 // Datapoints of a project: integer id (the store's series key), dataPointID and hash id.
-import type { Db } from './db.ts'
+import { statements, type Db } from './db.ts'
 import { NotFoundError } from './errors.ts'
 import { hashId } from './hash-id.ts'
 import type { Datapoint } from './types.ts'
@@ -8,13 +8,17 @@ interface Row { id: number; project_id: number; dataPointID: string; hash_id: st
 const COLUMNS = 'id, project_id, datapoint_id AS dataPointID, hash_id'
 
 export class Datapoints {
-  constructor (private readonly db: Db) {}
+  private readonly sql: ReturnType<typeof statements>
+
+  constructor (private readonly db: Db) {
+    this.sql = statements(db)
+  }
 
   /** Integer ids of the identifiers, creating the datapoints that do not exist yet. */
   ensure(projectId: number, identifiers: Iterable<string>): Map<string, number> {
-    const { hash_id_length: len } = this.db.prepare('SELECT hash_id_length FROM projects WHERE id = ?').get(projectId) as { hash_id_length: number }
-    const find = this.db.prepare('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?').pluck()
-    const insert = this.db.prepare('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
+    const { hash_id_length: len } = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').get(projectId) as { hash_id_length: number }
+    const find = this.sql('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?').pluck()
+    const insert = this.sql('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
     const ids = new Map<string, number>()
     this.db.transaction(() => {
       for (const ident of identifiers) {
@@ -28,7 +32,7 @@ export class Datapoints {
   }
 
   find(projectId: number, dataPointID: string): Datapoint | undefined {
-    const row = this.db.prepare(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id = ?`).get(projectId, dataPointID) as Row | undefined
+    const row = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id = ?`).get(projectId, dataPointID) as Row | undefined
     return row && { ...row, tags: this.tagsOf(row.id) }
   }
 
@@ -39,9 +43,9 @@ export class Datapoints {
   }
 
   listByProject(projectId: number): Datapoint[] {
-    const rows = this.db.prepare(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id`).all(projectId) as Row[]
+    const rows = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id`).all(projectId) as Row[]
     const tags = new Map<number, Record<string, string>>()
-    for (const t of this.db.prepare('SELECT t.datapoint, t.key, t.value FROM tags t JOIN datapoints d ON d.id = t.datapoint WHERE d.project_id = ?')
+    for (const t of this.sql('SELECT t.datapoint, t.key, t.value FROM tags t JOIN datapoints d ON d.id = t.datapoint WHERE d.project_id = ?')
       .all(projectId) as { datapoint: number; key: string; value: string }[]) {
       let rec = tags.get(t.datapoint)
       if (!rec) tags.set(t.datapoint, rec = {})
@@ -51,17 +55,17 @@ export class Datapoints {
   }
 
   idsOfProject(projectId: number): number[] {
-    return this.db.prepare('SELECT id FROM datapoints WHERE project_id = ?').pluck().all(projectId) as number[]
+    return this.sql('SELECT id FROM datapoints WHERE project_id = ?').pluck().all(projectId) as number[]
   }
 
   setTag(datapoint: number, key: string, value: string): void {
-    this.db.prepare('INSERT INTO tags (datapoint, key, value) VALUES (?, ?, ?) ON CONFLICT (datapoint, key) DO UPDATE SET value = excluded.value')
+    this.sql('INSERT INTO tags (datapoint, key, value) VALUES (?, ?, ?) ON CONFLICT (datapoint, key) DO UPDATE SET value = excluded.value')
       .run(datapoint, key, value)
   }
 
   tagsOf(datapoint: number): Record<string, string> {
     const out: Record<string, string> = {}
-    for (const t of this.db.prepare('SELECT key, value FROM tags WHERE datapoint = ?').all(datapoint) as { key: string; value: string }[]) out[t.key] = t.value
+    for (const t of this.sql('SELECT key, value FROM tags WHERE datapoint = ?').all(datapoint) as { key: string; value: string }[]) out[t.key] = t.value
     return out
   }
 }

@@ -33,3 +33,13 @@ export function migrate(db: Db): void {
     })()
   }
 }
+
+/** Prepared statements cached by SQL text: preparing costs more than running a point query. */
+export function statements(db: Db): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>()
+  return (sql) => {
+    let s = cache.get(sql)
+    if (!s) cache.set(sql, s = db.prepare(sql))
+    return s
+  }
+}

@@ -1,7 +1,7 @@
 // Company roles (project_id NULL) and project roles, their endpoint grants, TagAuths and
 // assignments. `admin` roles hold all endpoints of their scope, resolved at read time so
 // that endpoints added in later releases are covered (rule 6).
-import type { Db } from './db.ts'
+import { statements, type Db } from './db.ts'
 import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
 import type { AdminEndpoints, Role, TagAuth, TagAuthInput } from './types.ts'
 
@@ -19,11 +19,15 @@ export interface RoleInput {
 export const ALL_DATAPOINTS: TagAuthInput = { key: 'dataPointID', value: '*', read: true, write: true }
 
 export class Roles {
-  constructor (private readonly db: Db, private readonly adminEndpoints: AdminEndpoints) {}
+  private readonly sql: ReturnType<typeof statements>
+
+  constructor (private readonly db: Db, private readonly adminEndpoints: AdminEndpoints) {
+    this.sql = statements(db)
+  }
 
   create(companyId: number, projectId: number | null, r: RoleInput, isAdmin = false): Role {
     this.assertNameFree(companyId, projectId, r.name)
-    const id = Number(this.db.prepare(
+    const id = Number(this.sql(
       'INSERT INTO roles (company_id, project_id, name, description, is_admin) VALUES (?, ?, ?, ?, ?)',
     ).run(companyId, projectId, r.name, r.description ?? '', isAdmin ? 1 : 0).lastInsertRowid)
     this.setEndpoints(id, r.authed_endpoints ?? [])
@@ -37,7 +41,7 @@ export class Roles {
 
   /** Role `id` within the company, and within the project when `projectId` is given (null = company role). */
   getScoped(id: number, companyId: number, projectId: number | null): Role {
-    const row = this.db.prepare('SELECT * FROM roles WHERE id = ? AND company_id = ?').get(id, companyId) as RoleRow | undefined
+    const row = this.sql('SELECT * FROM roles WHERE id = ? AND company_id = ?').get(id, companyId) as RoleRow | undefined
     if (!row || row.project_id !== projectId) throw new NotFoundError(`Role ${id} not found`)
     return this.toRole(row)
   }
@@ -47,15 +51,15 @@ export class Roles {
   }
 
   listCompanyRoles(companyId: number): Role[] {
-    return this.toRoles(this.db.prepare('SELECT * FROM roles WHERE company_id = ? AND project_id IS NULL ORDER BY id').all(companyId) as RoleRow[])
+    return this.toRoles(this.sql('SELECT * FROM roles WHERE company_id = ? AND project_id IS NULL ORDER BY id').all(companyId) as RoleRow[])
   }
 
   listProjectRoles(projectId: number): Role[] {
-    return this.toRoles(this.db.prepare('SELECT * FROM roles WHERE project_id = ? ORDER BY id').all(projectId) as RoleRow[])
+    return this.toRoles(this.sql('SELECT * FROM roles WHERE project_id = ? ORDER BY id').all(projectId) as RoleRow[])
   }
 
   rolesOfUser(userId: number): Role[] {
-    return this.toRoles(this.db.prepare(
+    return this.toRoles(this.sql(
       'SELECT r.* FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = ? ORDER BY r.id',
     ).all(userId) as RoleRow[])
   }
@@ -64,11 +68,11 @@ export class Roles {
     const row = this.row(id)
     this.assertNotAdmin(row)
     if (f.name !== undefined && f.name !== row.name) this.assertNameFree(row.company_id, row.project_id, f.name)
-    this.db.prepare('UPDATE roles SET name = ?, description = ? WHERE id = ?')
+    this.sql('UPDATE roles SET name = ?, description = ? WHERE id = ?')
       .run(f.name ?? row.name, f.description ?? row.description, id)
     if (f.authed_endpoints) this.setEndpoints(id, f.authed_endpoints)
     if (f.authed_tags) {
-      this.db.prepare('DELETE FROM tag_auths WHERE role_id = ?').run(id)
+      this.sql('DELETE FROM tag_auths WHERE role_id = ?').run(id)
       for (const t of f.authed_tags) this.insertTagAuth(id, t)
     }
     return this.get(id)
@@ -77,7 +81,7 @@ export class Roles {
   delete(id: number): Role {
     const role = this.get(id)
     this.assertNotAdmin(this.row(id))
-    this.db.prepare('DELETE FROM roles WHERE id = ?').run(id)
+    this.sql('DELETE FROM roles WHERE id = ?').run(id)
     return role
   }
 
@@ -89,22 +93,22 @@ export class Roles {
 
   removeTagAuth(roleId: number, tagAuthId: number): Role {
     this.assertNotAdmin(this.row(roleId))
-    const { changes } = this.db.prepare('DELETE FROM tag_auths WHERE id = ? AND role_id = ?').run(tagAuthId, roleId)
+    const { changes } = this.sql('DELETE FROM tag_auths WHERE id = ? AND role_id = ?').run(tagAuthId, roleId)
     if (changes === 0) throw new NotFoundError(`TagAuth ${tagAuthId} not found in role ${roleId}`)
     return this.get(roleId)
   }
 
   assign(userId: number, roleId: number): void {
-    this.db.prepare('INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)').run(userId, roleId)
+    this.sql('INSERT OR IGNORE INTO user_roles (user_id, role_id) VALUES (?, ?)').run(userId, roleId)
   }
 
   unassign(userId: number, roleId: number): void {
-    const { changes } = this.db.prepare('DELETE FROM user_roles WHERE user_id = ? AND role_id = ?').run(userId, roleId)
+    const { changes } = this.sql('DELETE FROM user_roles WHERE user_id = ? AND role_id = ?').run(userId, roleId)
     if (changes === 0) throw new NotFoundError(`User ${userId} does not hold role ${roleId}`)
   }
 
   private row(id: number): RoleRow {
-    const row = this.db.prepare('SELECT * FROM roles WHERE id = ?').get(id) as RoleRow | undefined
+    const row = this.sql('SELECT * FROM roles WHERE id = ?').get(id) as RoleRow | undefined
     if (!row) throw new NotFoundError(`Role ${id} not found`)
     return row
   }
@@ -114,20 +118,20 @@ export class Roles {
   }
 
   private assertNameFree(companyId: number, projectId: number | null, name: string): void {
-    if (this.db.prepare('SELECT 1 FROM roles WHERE company_id = ? AND IFNULL(project_id, 0) = ? AND name = ?')
+    if (this.sql('SELECT 1 FROM roles WHERE company_id = ? AND IFNULL(project_id, 0) = ? AND name = ?')
       .get(companyId, projectId ?? 0, name)) {
       throw new ConflictError(`A role named '${name}' already exists`)
     }
   }
 
   private setEndpoints(roleId: number, endpoints: number[]): void {
-    this.db.prepare('DELETE FROM role_endpoints WHERE role_id = ?').run(roleId)
-    const ins = this.db.prepare('INSERT OR IGNORE INTO role_endpoints (role_id, endpoint) VALUES (?, ?)')
+    this.sql('DELETE FROM role_endpoints WHERE role_id = ?').run(roleId)
+    const ins = this.sql('INSERT OR IGNORE INTO role_endpoints (role_id, endpoint) VALUES (?, ?)')
     for (const e of endpoints) ins.run(roleId, e)
   }
 
   private insertTagAuth(roleId: number, t: TagAuthInput): void {
-    this.db.prepare('INSERT INTO tag_auths (role_id, key, value, read, write) VALUES (?, ?, ?, ?, ?)')
+    this.sql('INSERT INTO tag_auths (role_id, key, value, read, write) VALUES (?, ?, ?, ?, ?)')
       .run(roleId, t.key, t.value, t.read ? 1 : 0, t.write ? 1 : 0)
   }
 
@@ -138,8 +142,8 @@ export class Roles {
   private toRole(r: RoleRow): Role {
     const endpoints = r.is_admin
       ? this.adminEndpoints(r.project_id === null ? 'company' : 'project')
-      : (this.db.prepare('SELECT endpoint FROM role_endpoints WHERE role_id = ? ORDER BY endpoint').all(r.id) as { endpoint: number }[]).map((e) => e.endpoint)
-    const tags = (this.db.prepare('SELECT * FROM tag_auths WHERE role_id = ? ORDER BY id').all(r.id) as TagAuthRow[])
+      : (this.sql('SELECT endpoint FROM role_endpoints WHERE role_id = ? ORDER BY endpoint').all(r.id) as { endpoint: number }[]).map((e) => e.endpoint)
+    const tags = (this.sql('SELECT * FROM tag_auths WHERE role_id = ? ORDER BY id').all(r.id) as TagAuthRow[])
       .map((t): TagAuth => ({ id: t.id, key: t.key, value: t.value, read: t.read === 1, write: t.write === 1 }))
     const role: Role = { id: r.id, name: r.name, description: r.description, is_admin: r.is_admin === 1, authed_endpoints: endpoints, authed_tags: tags }
     if (r.project_id !== null) role.project_id = r.project_id

@@ -1,31 +1,35 @@
 // Bearer tokens: random 256-bit values; only their SHA-256 is stored, with the user and the
 // expiry. Deleting the user (or changing the password) deletes its tokens: revocation.
 import { createHash, randomBytes } from 'node:crypto'
-import type { Db } from './db.ts'
+import { statements, type Db } from './db.ts'
 
 export interface IssuedToken { access_token: string; token_type: 'Bearer'; expires_in: number; expires_at: string }
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('base64url')
 
 export class Tokens {
-  constructor (private readonly db: Db, private readonly now: () => number = Date.now) {}
+  private readonly sql: ReturnType<typeof statements>
+
+  constructor (private readonly db: Db, private readonly now: () => number = Date.now) {
+    this.sql = statements(db)
+  }
 
   issue(userId: number, ttlSeconds: number): IssuedToken {
     const token = 'lt_' + randomBytes(32).toString('base64url')
     const expiresAt = this.now() + ttlSeconds * 1000
-    this.db.prepare('DELETE FROM tokens WHERE expires_at <= ?').run(this.now())
-    this.db.prepare('INSERT INTO tokens (token_hash, user_id, expires_at) VALUES (?, ?, ?)').run(digest(token), userId, expiresAt)
+    this.sql('DELETE FROM tokens WHERE expires_at <= ?').run(this.now())
+    this.sql('INSERT INTO tokens (token_hash, user_id, expires_at) VALUES (?, ?, ?)').run(digest(token), userId, expiresAt)
     return { access_token: token, token_type: 'Bearer', expires_in: ttlSeconds, expires_at: new Date(expiresAt).toISOString() }
   }
 
   /** The user id of a valid, unexpired token. */
   verify(token: string): number | undefined {
-    const row = this.db.prepare('SELECT user_id, expires_at FROM tokens WHERE token_hash = ?').get(digest(token)) as { user_id: number; expires_at: number } | undefined
+    const row = this.sql('SELECT user_id, expires_at FROM tokens WHERE token_hash = ?').get(digest(token)) as { user_id: number; expires_at: number } | undefined
     if (!row || row.expires_at <= this.now()) return undefined
     return row.user_id
   }
 
   revoke(token: string): boolean {
-    return this.db.prepare('DELETE FROM tokens WHERE token_hash = ?').run(digest(token)).changes > 0
+    return this.sql('DELETE FROM tokens WHERE token_hash = ?').run(digest(token)).changes > 0
   }
 }

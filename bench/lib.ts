@@ -1,0 +1,46 @@
+// Shared helpers of the benchmarks: start a platform child process, medians, NDJSON output.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const ADMIN = { email: 'bench@lintel.test', password: 'bench-password' }
+export const basicHeader = 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')
+
+export interface Server { url: string; child: ChildProcess; stop: () => Promise<void> }
+
+/** Starts `npm start`'s entry point on a fresh data directory and an ephemeral port. */
+export async function startServer(env: Record<string, string> = {}): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-'))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+    env: {
+      ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
+      LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  // The port is only logged at info level; ask the process for it through a ready line.
+  let out = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d
+      const m = out.match(/listening on (http:\/\/\S+)/)
+      if (m) resolve(m[1])
+    })
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)))
+  })
+  return {
+    url, child,
+    stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); rmSync(dataDir, { recursive: true, force: true }) },
+  }
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+export const emit = (o: object): void => { process.stdout.write(JSON.stringify(o) + '\n') }
+export const progress = (s: string): void => { process.stderr.write(s + '\n') }

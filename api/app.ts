@@ -17,6 +17,8 @@ import { companyRoleRoutes } from './routes/company-roles.ts'
 import { metaRoutes } from './routes/meta.ts'
 import { projectRoleRoutes } from './routes/project-roles.ts'
 import { projectRoutes } from './routes/projects.ts'
+import { importRoutes } from './routes/import.ts'
+import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
 export interface AppDeps {
@@ -27,6 +29,12 @@ export interface AppDeps {
   tokenTtlSeconds?: number
   /** Largest JSON body accepted on admin routes, bytes. */
   bodyLimit?: number
+  /** Largest JSON body of POST .../timeseries, bytes. */
+  ingestBodyLimit?: number
+  /** Largest CSV upload, bytes. */
+  uploadLimit?: number
+  /** Where aborting imports spool the upload (default: the OS temporary directory). */
+  spoolDir?: string
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -82,6 +90,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(companyRoleRoutes, ctx)
   await app.register(projectRoutes, ctx)
   await app.register(projectRoleRoutes, ctx)
+  if (deps.store) {
+    await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
+    await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
+  }
   return app
 }
 

@@ -53,6 +53,10 @@ export const endpoints: readonly Endpoint[] = [
   e(39, 'DELETE', '/v2/project/{project_id}/role/{role_id}/tagauth/{tagauth_id}', 'Project', 'Remove a TagAuth from a project role'),
   e(40, 'POST', '/v2/project/{project_id}/role/{role_id}/user/{user_id}', 'Project', 'Assign a project role to a user'),
   e(41, 'DELETE', '/v2/project/{project_id}/role/{role_id}/user/{user_id}', 'Project', 'Unassign a project role from a user'),
+
+  e(50, 'POST', '/v2/project/{project_id}/timeseries', 'Project', 'Store observations given as JSON, keyed by datapoint identifier'),
+  e(51, 'POST', '/v2/project/{project_id}/importTimeseries', 'Project', 'Import observations from a CSV file (multipart upload)'),
+  e(52, 'GET', '/v2/datapoint/timeseries', 'Project', 'Read observations of a datapoint, raw or down-sampled'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

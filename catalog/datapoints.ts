@@ -54,6 +54,12 @@ export class Datapoints {
     return rows.map((r) => ({ ...r, tags: tags.get(r.id) ?? {} }))
   }
 
+  /** Removes datapoints by integer id (used to undo creations of a failed write). */
+  remove(ids: number[]): void {
+    const del = this.sql('DELETE FROM datapoints WHERE id = ?')
+    this.db.transaction(() => { for (const id of ids) del.run(id) })()
+  }
+
   idsOfProject(projectId: number): number[] {
     return this.sql('SELECT id FROM datapoints WHERE project_id = ?').pluck().all(projectId) as number[]
   }

@@ -1,0 +1,105 @@
+// Time series over HTTP (spec 1): JSON ingest (50) and reads (52). Every datapoint touched
+// is checked against the caller's TagAuths for the endpoint (read or write).
+import type { FastifyPluginAsync } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
+import { autoInterval, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
+import type { MeanPoint, Point, TimeseriesStore } from '../../engine/store/port.ts'
+import { converterFor } from '../../engine/units.ts'
+import { validateJsonObservations } from '../../ingest/json-observations.ts'
+import { ObservationWriter } from '../../ingest/observation-writer.ts'
+import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
+import type { RouteContext } from '../app.ts'
+import { done } from '../envelope.ts'
+import { canAccessDatapoint } from '../permissions.ts'
+import { at } from '../registry.ts'
+import { Id, ProjectParams } from '../schemas.ts'
+
+const ReadQuery = Type.Object({
+  project_id: Id,
+  dataPointID: Type.String({ minLength: 1, maxLength: 1000 }),
+  start: Type.Optional(Type.String({ maxLength: 64 })),
+  end: Type.Optional(Type.String({ maxLength: 64 })),
+  max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000 })),
+  samplerate: Type.Optional(Type.String({ maxLength: 16 })),
+  units_system: Type.Optional(Type.String({ maxLength: 32 })),
+  currency_system: Type.Optional(Type.String({ maxLength: 32 })),
+  units: Type.Optional(Type.String({ maxLength: 64 })),
+}, { additionalProperties: false })
+
+const ReadResponse = Type.Object({
+  dataPointID: Type.String(),
+  tags: Type.Array(Type.Object({ key: Type.String(), value: Type.String() })),
+  data: Type.Array(Type.Object({ time: Type.String(), value: Type.Optional(Type.Number()), mean: Type.Optional(Type.Number()) })),
+})
+
+function timeParam(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined
+  const t = parseTimestamp(text)
+  if (t === undefined) throw new InvalidInputError(`Cannot parse ${name} '${text}': use an RFC 3339 timestamp`)
+  return t
+}
+
+async function execute(store: TimeseriesStore, series: number, plan: ReadPlan): Promise<Point[] | MeanPoint[]> {
+  if (plan.kind === 'raw') return store.read(series, plan.query)
+  const buckets = await store.sample(series, plan.query)
+  return plan.lastBuckets ? buckets.slice(-plan.lastBuckets) : buckets
+}
+
+export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLimit: number }> = async (base, ctx) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const { catalog } = ctx
+  const store = ctx.store!
+  const writer = new ObservationWriter(catalog, store)
+
+  app.route({
+    ...at(50),
+    config: { endpoint: 50, operation: '' },
+    bodyLimit: ctx.ingestBodyLimit,
+    schema: {
+      params: ProjectParams,
+      // Documented shape; each observation is validated by validateJsonObservations with
+      // messages naming the identifier and the index.
+      body: Type.Record(Type.String(), Type.Array(Type.Object({ time: Type.String(), value: Type.Number() }))),
+      response: { 200: Type.Object({ success: Type.Literal(true), operation: Type.String(), resource: Type.Object({}) }) },
+    },
+    // Skip the generic validator: a 300k-observation body is validated once, below.
+    validatorCompiler: () => () => true,
+    handler: async (req, reply) => {
+      const rows = validateJsonObservations(req.body)
+      const filter = req.permissions.datapointFilter(50, req.project.id)
+      await writer.write(req.project.id, rows, (dp) => canAccessDatapoint(filter, dp, 'write'))
+      return done(reply, {})
+    },
+  })
+
+  app.route({
+    ...at(52),
+    schema: { querystring: ReadQuery, response: { 200: ReadResponse } },
+    handler: async (req) => {
+      const q = req.query
+      const dp = catalog.datapoints.find(req.project.id, q.dataPointID)
+      const filter = req.permissions.datapointFilter(52, req.project.id)
+      // Unknown and unreadable answer alike, so TagAuths do not reveal which datapoints exist.
+      if (!dp || !canAccessDatapoint(filter, dp, 'read')) throw new NotFoundError(`Datapoint '${q.dataPointID}' not found in project ${req.project.id}`)
+      const convert = converterFor(dp.dataPointID, dp.tags, q)
+      const start = timeParam('start', q.start)
+      const end = timeParam('end', q.end)
+      if (start !== undefined && end !== undefined && start > end) throw new InvalidInputError('start must not be after end')
+      let interval: number | undefined
+      if (q.samplerate !== undefined) {
+        interval = parseSamplerate(q.samplerate)
+        if (interval === undefined) throw new InvalidInputError(`Invalid samplerate '${q.samplerate}': use an integer followed by s, m, h or d, e.g. 15m`)
+      } else if (start !== undefined && end !== undefined && q.max === undefined) {
+        const n = catalog.projects.settings(req.project.id).sampling_n
+        if (await store.count(dp.id, start, end) > n) interval = autoInterval(start, end, n)
+      }
+      const points = await execute(store, dp.id, planRead({ start, end, max: q.max, interval }))
+      const data = interval === undefined
+        ? (points as Point[]).map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value) : p.value }))
+        : (points as MeanPoint[]).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean) : p.mean }))
+      return { dataPointID: dp.dataPointID, tags: Object.entries(dp.tags).map(([key, value]) => ({ key, value })), data }
+    },
+  })
+}

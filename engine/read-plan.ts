@@ -1,0 +1,54 @@
+// How GET /v2/datapoint/timeseries turns its query into a store read (spec 1, "Time-series
+// data" rules 2-6, DESIGN.md "Decisions"): pure, so every rule is tested without a store.
+//
+// Raw reads:       start+end → all in [start, end) (max ignored);  start only → first `max`
+//                  from start;  end only → last `max` before end;  neither → last `max`.
+// With samplerate: buckets floor(t / iv) * iv. start+end → all buckets of [start, end);
+//                  start only → `max` buckets counted from the bucket holding start, empty
+//                  ones included, then empty ones dropped (rule 4);  end only → the `max`
+//                  buckets up to the one holding the last instant before end;  neither →
+//                  the last `max` non-empty buckets.
+// Automatic sampling: start and end given, no samplerate, no max, and more than N raw
+// observations in the range → interval ceil((end - start) / N), rounded up to whole seconds.
+import type { RangeQuery, SampleQuery } from './store/port.ts'
+
+export const UNIT_US = { s: 1_000_000, m: 60_000_000, h: 3_600_000_000, d: 86_400_000_000 } as const
+
+export interface ReadRequest { start?: number; end?: number; max?: number; interval?: number }
+
+export type ReadPlan =
+  | { kind: 'raw'; query: RangeQuery }
+  | { kind: 'sample'; query: SampleQuery; lastBuckets?: number }
+
+/** `15m` → microseconds; undefined when the text is not an integer followed by s, m, h or d. */
+export function parseSamplerate(text: string): number | undefined {
+  const m = /^([1-9]\d{0,9})([smhd])$/.exec(text)
+  return m ? Number(m[1]) * UNIT_US[m[2] as keyof typeof UNIT_US] : undefined
+}
+
+export function planRead(r: ReadRequest): ReadPlan {
+  const max = r.max ?? 0
+  const { start, end, interval } = r
+  if (interval === undefined) {
+    if (start !== undefined && end !== undefined) return { kind: 'raw', query: { start, end } }
+    if (start !== undefined) return { kind: 'raw', query: { start, limit: max, from: 'first' } }
+    return { kind: 'raw', query: { end, limit: max, from: 'last' } }
+  }
+  if (start !== undefined && end !== undefined) return { kind: 'sample', query: { start, end, interval } }
+  if (max === 0) return { kind: 'sample', query: { start, end, interval } }
+  if (start !== undefined) {
+    const first = Math.floor(start / interval) * interval
+    return { kind: 'sample', query: { start, end: first + max * interval, interval } }
+  }
+  if (end !== undefined) {
+    const last = Math.floor((end - 1) / interval) * interval
+    return { kind: 'sample', query: { start: last - (max - 1) * interval, end, interval } }
+  }
+  return { kind: 'sample', query: { interval }, lastBuckets: max }
+}
+
+/** Interval of automatic sampling of [start, end) into at most n buckets, whole seconds. */
+export function autoInterval(start: number, end: number, n: number): number {
+  const seconds = Math.max(1, Math.ceil((end - start) / n / 1_000_000))
+  return seconds * 1_000_000
+}

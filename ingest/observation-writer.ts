@@ -1,0 +1,51 @@
+// Stores identified observations of one project: creates missing datapoints (with their
+// hash ids), checks the caller's write access per datapoint, then appends to the store.
+// If the store fails, datapoints created for this batch are removed again, so a failed
+// request leaves nothing behind.
+import type { Catalog } from '../catalog/index.ts'
+import { ForbiddenError } from '../catalog/errors.ts'
+import type { Datapoint } from '../catalog/types.ts'
+import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+import type { IdentifiedObservation } from './json-observations.ts'
+
+export type WriteCheck = (dp: Pick<Datapoint, 'dataPointID' | 'tags'>) => boolean
+
+export class ObservationWriter {
+  constructor (private readonly catalog: Catalog, private readonly store: TimeseriesStore) {}
+
+  /** Series ids of the identifiers, creating datapoints; throws if one may not be written. */
+  resolve(projectId: number, identifiers: Iterable<string>, canWrite: WriteCheck): { ids: Map<string, number>; created: number[] } {
+    const { datapoints } = this.catalog
+    const unique = new Set(identifiers)
+    const fresh: string[] = []
+    for (const id of unique) {
+      const dp = datapoints.find(projectId, id)
+      if (!dp) fresh.push(id)
+      if (!canWrite(dp ?? { dataPointID: id, tags: {} })) throw new ForbiddenError(`No write access to datapoint '${id}'`)
+    }
+    const ids = datapoints.ensure(projectId, unique)
+    return { ids, created: fresh.map((id) => ids.get(id)!) }
+  }
+
+  /** Identifiers among `identifiers` that the caller may not write. */
+  deniedIdentifiers(projectId: number, identifiers: Iterable<string>, canWrite: WriteCheck): Set<string> {
+    const denied = new Set<string>()
+    for (const id of new Set(identifiers)) {
+      if (!canWrite(this.catalog.datapoints.find(projectId, id) ?? { dataPointID: id, tags: {} })) denied.add(id)
+    }
+    return denied
+  }
+
+  async write(projectId: number, rows: readonly IdentifiedObservation[], canWrite: WriteCheck): Promise<void> {
+    if (rows.length === 0) return
+    const { ids, created } = this.resolve(projectId, rows.map((r) => r.id), canWrite)
+    const batch: Observation[] = new Array(rows.length)
+    for (let i = 0; i < rows.length; i++) batch[i] = { series: ids.get(rows[i].id)!, time: rows[i].time, value: rows[i].value }
+    try {
+      await this.store.append(batch)
+    } catch (err) {
+      this.catalog.datapoints.remove(created)
+      throw err
+    }
+  }
+}

@@ -9,6 +9,10 @@ export interface Config {
   httpPort: number
   logLevel: string
   tokenTtlSeconds: number
+  /** Largest JSON body of POST .../timeseries, bytes. */
+  ingestBodyLimit: number
+  /** Largest CSV upload, bytes. */
+  uploadLimit: number
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
 }
@@ -42,6 +46,8 @@ export function loadConfig(env: Source = process.env): Config {
     httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),
     logLevel: str('LINTEL_LOG_LEVEL', 'info'),
     tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
+    ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
+    uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
   }
   if (!LOG_LEVELS.includes(config.logLevel)) problems.push(`LINTEL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${config.logLevel}'`)
 

@@ -1,7 +1,10 @@
 // The composition root (DESIGN.md): reads configuration, opens the catalog and the store
 // chosen by it, builds the API and listens. `npm start` runs this file.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import pino from 'pino'
 import { Catalog } from '../catalog/index.ts'
+import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
@@ -19,11 +22,16 @@ export async function start(config: Config) {
   } else if (boot) {
     logger.info({ company: boot.company, email: boot.email }, 'first start: created company and admin user from configuration')
   }
-  const app = await buildApp({ catalog, logger, tokenTtlSeconds: config.tokenTtlSeconds })
+  // Aborting CSV imports spool the upload here, beside the data rather than in a small /tmp.
+  const spoolDir = join(config.dataDir, 'spool')
+  mkdirSync(spoolDir, { recursive: true })
+  const store = await openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
+  const app = await buildApp({ catalog, store, logger, tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit, spoolDir })
   const address = await app.listen({ host: config.host, port: config.httpPort })
   process.stdout.write(`lintel listening on ${address}\n`)
   const stop = async () => {
     await app.close()
+    await store.close()
     catalog.close()
   }
   return { app, catalog, stop }

@@ -18,12 +18,13 @@ import { metaRoutes } from './routes/meta.ts'
 import { projectRoleRoutes } from './routes/project-roles.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { importRoutes } from './routes/import.ts'
+import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
 export interface AppDeps {
   catalog: Catalog
-  store?: TimeseriesStore
+  store: TimeseriesStore
   logger?: Logger | false
   /** Lifetime of bearer tokens issued by POST /v2/auth/token, seconds. */
   tokenTtlSeconds?: number
@@ -35,6 +36,10 @@ export interface AppDeps {
   uploadLimit?: number
   /** Where aborting imports spool the upload (default: the OS temporary directory). */
   spoolDir?: string
+  /** Called when an MQTT account is deleted or its credentials change: end its connections. */
+  onMqttAccountRevoked?: (username: string) => void
+  /** Called after a project and its datapoints were deleted (ingest caches forget them). */
+  onProjectDeleted?: (projectId: number) => void
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -82,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installErrorHandling(app)
   installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
-  const ctx = { catalog: deps.catalog, store: deps.store, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600 }
+  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -90,11 +95,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(companyRoleRoutes, ctx)
   await app.register(projectRoutes, ctx)
   await app.register(projectRoleRoutes, ctx)
-  if (deps.store) {
-    await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
-    await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
-  }
+  await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
+  await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
+  await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   return app
 }
 
-export type RouteContext = { catalog: Catalog; store?: TimeseriesStore; tokenTtlSeconds: number }
+export type RouteContext = { catalog: Catalog; store: TimeseriesStore; tokenTtlSeconds: number; onProjectDeleted?: (projectId: number) => void }

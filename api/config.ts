@@ -13,6 +13,14 @@ export interface Config {
   ingestBodyLimit: number
   /** Largest CSV upload, bytes. */
   uploadLimit: number
+  mqtt: {
+    tlsPort: number
+    wsPort: number
+    /** Plain TCP, for local development only; off unless set. */
+    tcpPort?: number
+    certFile?: string
+    keyFile?: string
+  }
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
 }
@@ -48,6 +56,16 @@ export function loadConfig(env: Source = process.env): Config {
     tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
+    mqtt: { tlsPort: 8884, wsPort: 9001 },
+  }
+  const certFile = source.LINTEL_MQTT_CERT_FILE
+  const keyFile = source.LINTEL_MQTT_KEY_FILE
+  if ((certFile === undefined) !== (keyFile === undefined)) problems.push('LINTEL_MQTT_CERT_FILE and LINTEL_MQTT_KEY_FILE must be given together')
+  config.mqtt = {
+    tlsPort: int('LINTEL_MQTT_TLS_PORT', 8884, 0, 65535),
+    wsPort: int('LINTEL_MQTT_WS_PORT', 9001, 0, 65535),
+    tcpPort: source.LINTEL_MQTT_TCP_PORT === undefined ? undefined : int('LINTEL_MQTT_TCP_PORT', 0, 0, 65535),
+    certFile, keyFile,
   }
   if (!LOG_LEVELS.includes(config.logLevel)) problems.push(`LINTEL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${config.logLevel}'`)
 

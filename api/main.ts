@@ -1,10 +1,14 @@
 // The composition root (DESIGN.md): reads configuration, opens the catalog and the store
-// chosen by it, builds the API and listens. `npm start` runs this file.
+// chosen by it, starts the MQTT broker, builds the API and listens. `npm start` runs this.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { Catalog } from '../catalog/index.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
+import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
+import { IngestQueue } from '../ingest/ingest-queue.ts'
+import { startBroker } from '../ingest/mqtt/broker.ts'
+import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
@@ -26,15 +30,29 @@ export async function start(config: Config) {
   const spoolDir = join(config.dataDir, 'spool')
   mkdirSync(spoolDir, { recursive: true })
   const store = await openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
-  const app = await buildApp({ catalog, store, logger, tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit, spoolDir })
+
+  const tls = await loadTlsMaterial({ dataDir: config.dataDir, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile })
+  if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
+  const resolver = new DatapointResolver(catalog)
+  const broker = await startBroker({
+    catalog, resolver, queue: new IngestQueue(store), log: logger.child({ component: 'mqtt' }),
+    listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
+  })
+
+  const app = await buildApp({
+    catalog, store, logger, spoolDir,
+    tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
+    onMqttAccountRevoked: (username) => broker.revoke(username),
+    onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
+  })
   const address = await app.listen({ host: config.host, port: config.httpPort })
-  process.stdout.write(`lintel listening on ${address}\n`)
   const stop = async () => {
     await app.close()
+    await broker.close()
     await store.close()
     catalog.close()
   }
-  return { app, catalog, stop }
+  return { app, broker, catalog, store, address, caFile: tls.certPath, stop }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -47,6 +65,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2)
   }
   const platform = await start(config)
+  const { ports } = platform.broker
+  process.stdout.write(`lintel listening on ${platform.address}\n` +
+    `lintel mqtt listening on mqtts://${config.host}:${ports.tls} and wss://${config.host}:${ports.ws}` +
+    (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})\n`)
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { platform.stop().then(() => process.exit(0), () => process.exit(1)) })
   }

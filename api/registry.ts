@@ -57,6 +57,12 @@ export const endpoints: readonly Endpoint[] = [
   e(50, 'POST', '/v2/project/{project_id}/timeseries', 'Project', 'Store observations given as JSON, keyed by datapoint identifier'),
   e(51, 'POST', '/v2/project/{project_id}/importTimeseries', 'Project', 'Import observations from a CSV file (multipart upload)'),
   e(52, 'GET', '/v2/datapoint/timeseries', 'Project', 'Read observations of a datapoint, raw or down-sampled'),
+
+  e(60, 'POST', '/v2/project/{project_id}/mqttuser', 'Project', 'Create a short-lived MQTT account'),
+  e(61, 'PUT', '/v2/project/{project_id}/mqttuser/{mqttuser_id}', 'Project', 'Change an MQTT account or extend its validity'),
+  e(62, 'GET', '/v2/project/{project_id}/mqttusers', 'Project', 'List the project\'s MQTT accounts'),
+  e(63, 'GET', '/v2/project/{project_id}/mqttuser/{mqttuser_id}', 'Project', 'Read an MQTT account'),
+  e(64, 'DELETE', '/v2/project/{project_id}/mqttuser/{mqttuser_id}', 'Project', 'Delete an MQTT account and end its connections'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

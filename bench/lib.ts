@@ -15,7 +15,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-'))
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
     env: {
-      ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
+      ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
       LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -44,3 +44,19 @@ export function median(xs: number[]): number {
 
 export const emit = (o: object): void => { process.stdout.write(JSON.stringify(o) + '\n') }
 export const progress = (s: string): void => { process.stderr.write(s + '\n') }
+
+/** Creates a project through the API and returns its id. */
+export async function createProject(server: Server, name: string): Promise<number> {
+  const res = await fetch(`${server.url}/v2/company/project`, {
+    method: 'POST', headers: { authorization: basicHeader, 'content-type': 'application/json' }, body: JSON.stringify({ name }),
+  })
+  if (res.status !== 201) throw new Error(`create project: ${res.status} ${await res.text()}`)
+  return (await res.json()).resource.project.id
+}
+
+/** Peak resident memory of a process (VmHWM), MiB; Linux only. */
+export async function peakRssMb(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises')
+  const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))
+  return m ? Math.round(Number(m[1]) / 1024) : NaN
+}

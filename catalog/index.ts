@@ -1,6 +1,8 @@
 // The catalog facade: one object holding the repositories over one SQLite database.
 import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
+import { MqttAccounts } from './mqtt-accounts.ts'
+import { EntityTags } from './entity-tags.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
@@ -15,6 +17,8 @@ export class Catalog {
   readonly projects: Projects
   readonly datapoints: Datapoints
   readonly tokens: Tokens
+  readonly mqttAccounts: MqttAccounts
+  readonly entityTags: EntityTags
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -23,6 +27,8 @@ export class Catalog {
     this.projects = new Projects(db, this.roles)
     this.datapoints = new Datapoints(db)
     this.tokens = new Tokens(db)
+    this.mqttAccounts = new MqttAccounts(db)
+    this.entityTags = new EntityTags(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

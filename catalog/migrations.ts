@@ -82,4 +82,42 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX tokens_user ON tokens(user_id);
   `,
+  // 2: MQTT: topic prefix and hash-id length of projects, short-lived broker accounts,
+  //    devices and the source of every tag association (spec 3, "MQTT broker interface")
+  `
+  ALTER TABLE projects ADD COLUMN load_balancing_group TEXT NOT NULL DEFAULT 'lintel';
+  ALTER TABLE projects ADD COLUMN project_handle TEXT;
+  UPDATE projects SET project_handle = 'p' || id;
+  CREATE UNIQUE INDEX projects_handle ON projects(project_handle);
+  CREATE TABLE mqtt_accounts (
+    id INTEGER PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    username TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    rights TEXT NOT NULL CHECK (rights IN ('read', 'write')),
+    description TEXT NOT NULL DEFAULT '',
+    valid_until INTEGER
+  );
+  CREATE INDEX mqtt_accounts_project ON mqtt_accounts(project_id);
+  CREATE INDEX mqtt_accounts_expiry ON mqtt_accounts(valid_until) WHERE valid_until IS NOT NULL;
+  ALTER TABLE tags ADD COLUMN source TEXT;
+  CREATE TABLE devices (
+    id INTEGER PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    device_id TEXT NOT NULL,
+    UNIQUE (project_id, device_id)
+  );
+  CREATE TABLE device_tags (
+    device INTEGER NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    source TEXT,
+    PRIMARY KEY (device, key)
+  ) WITHOUT ROWID;
+  CREATE TABLE device_datapoints (
+    device INTEGER NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    PRIMARY KEY (device, datapoint)
+  ) WITHOUT ROWID;
+  `,
 ]

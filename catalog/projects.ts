@@ -1,9 +1,12 @@
 import { statements, type Db } from './db.ts'
-import { NotFoundError } from './errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
+import { hashId } from './hash-id.ts'
 import { ALL_DATAPOINTS, type Roles } from './roles.ts'
 import type { Project, ProjectSettings, Role } from './types.ts'
 
 const COLUMNS = 'id, company_id, name, description'
+const SETTINGS = `${COLUMNS}, load_balancing_group, project_handle, hash_id_length, sampling_n`
+const TOPIC_PART = /^[A-Za-z0-9_-]{1,64}$/
 
 export class Projects {
   private readonly sql: ReturnType<typeof statements>
@@ -17,6 +20,8 @@ export class Projects {
     return this.db.transaction(() => {
       const id = Number(this.sql('INSERT INTO projects (company_id, name, description, created_at) VALUES (?, ?, ?, ?)')
         .run(companyId, f.name, f.description ?? '', Date.now()).lastInsertRowid)
+      // Default topic handle; unique because the id is. The operator may change it (CLI).
+      this.sql('UPDATE projects SET project_handle = ? WHERE id = ?').run(`p${id}`, id)
       const role = this.roles.create(companyId, id, { name: 'admin', description: 'All permissions of the project', authed_tags: [ALL_DATAPOINTS] }, true)
       if (creatorUserId !== null) this.roles.assign(creatorUserId, role.id)
       return { project: this.get(id), role }
@@ -37,9 +42,42 @@ export class Projects {
   }
 
   settings(id: number): ProjectSettings {
-    const row = this.sql(`SELECT ${COLUMNS}, hash_id_length, sampling_n FROM projects WHERE id = ?`).get(id) as ProjectSettings | undefined
+    const row = this.sql(`SELECT ${SETTINGS} FROM projects WHERE id = ?`).get(id) as ProjectSettings | undefined
     if (!row) throw new NotFoundError(`Project ${id} not found`)
     return row
+  }
+
+  /** The project addressed by an MQTT topic prefix `<group>/<handle>`. */
+  findByTopic(group: string, handle: string): ProjectSettings | undefined {
+    return this.sql(`SELECT ${SETTINGS} FROM projects WHERE project_handle = ? AND load_balancing_group = ?`).get(handle, group) as ProjectSettings | undefined
+  }
+
+  /** Operator settings of the MQTT interface; a new hash-id length re-derives every hash id. */
+  setMqtt(id: number, f: { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }): ProjectSettings {
+    const cur = this.settings(id)
+    for (const [name, v] of [['load_balancing_group', f.group], ['project_handle', f.handle]] as const) {
+      if (v !== undefined && (!TOPIC_PART.test(v) || v === 'META' || v === 'CONTROLS')) {
+        throw new InvalidInputError(`${name} must be 1 to 64 letters, digits, '-' or '_' (not META or CONTROLS), got '${v}'`)
+      }
+    }
+    if (f.hashIdLength !== undefined && !(Number.isInteger(f.hashIdLength) && f.hashIdLength >= 4 && f.hashIdLength <= 12)) {
+      throw new InvalidInputError(`hash_id_length must be an integer from 4 to 12, got ${f.hashIdLength}`)
+    }
+    if (f.samplingN !== undefined && !(Number.isInteger(f.samplingN) && f.samplingN >= 1)) throw new InvalidInputError(`sampling N must be a positive integer, got ${f.samplingN}`)
+    if (f.handle !== undefined && f.handle !== cur.project_handle && this.sql('SELECT 1 FROM projects WHERE project_handle = ?').get(f.handle)) {
+      throw new ConflictError(`The project handle '${f.handle}' is taken`)
+    }
+    this.db.transaction(() => {
+      this.sql('UPDATE projects SET load_balancing_group = ?, project_handle = ?, hash_id_length = ?, sampling_n = ? WHERE id = ?')
+        .run(f.group ?? cur.load_balancing_group, f.handle ?? cur.project_handle, f.hashIdLength ?? cur.hash_id_length, f.samplingN ?? cur.sampling_n, id)
+      if (f.hashIdLength !== undefined && f.hashIdLength !== cur.hash_id_length) {
+        const update = this.sql('UPDATE datapoints SET hash_id = ? WHERE id = ?')
+        for (const dp of this.sql('SELECT id, datapoint_id FROM datapoints WHERE project_id = ?').all(id) as { id: number; datapoint_id: string }[]) {
+          update.run(hashId(dp.datapoint_id, f.hashIdLength), dp.id)
+        }
+      }
+    })()
+    return this.settings(id)
   }
 
   listByCompany(companyId: number): Project[] {

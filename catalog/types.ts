@@ -2,7 +2,12 @@
 
 export interface Company { id: number; name: string; description: string }
 export interface Project { id: number; company_id: number; name: string; description: string }
-export interface ProjectSettings extends Project { hash_id_length: number; sampling_n: number }
+export interface ProjectSettings extends Project {
+  load_balancing_group: string
+  project_handle: string
+  hash_id_length: number
+  sampling_n: number
+}
 export interface User { id: number; company_id: number; email: string; firstName: string; lastName: string }
 export interface UserWithHash extends User { password_hash: string }
 export interface TagAuth { id: number; key: string; value: string; read: boolean; write: boolean }

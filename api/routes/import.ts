@@ -23,7 +23,7 @@ const ImportResult = Type.Object({
 export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: number; spoolDir?: string }> = async (base, ctx) => {
   await base.register(multipart, { limits: { fileSize: ctx.uploadLimit, files: 1, fields: 10, parts: 12 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
-  const writer = new ObservationWriter(ctx.catalog, ctx.store!)
+  const writer = new ObservationWriter(ctx.catalog, ctx.store)
 
   app.route({
     ...at(51),

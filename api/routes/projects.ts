@@ -8,15 +8,20 @@ import { canAccessDatapoint } from '../permissions.ts'
 import { at } from '../registry.ts'
 import { Datapoint, Description, Envelope, Name, Project, ProjectParams } from '../schemas.ts'
 
-export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, store }) => {
+/** A project with the settings of its MQTT interface (operator-assigned) and of sampling. */
+const ProjectDetail = Type.Composite([Project, Type.Object({
+  load_balancing_group: Type.String(), project_handle: Type.String(), hash_id_length: Type.Integer(), sampling_n: Type.Integer(),
+})])
+
+export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, store, onProjectDeleted }) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   app.route({
     ...at(30),
-    schema: { params: ProjectParams, response: { 200: Type.Object({ project: Project, datapoints: Type.Array(Datapoint) }) } },
+    schema: { params: ProjectParams, response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint) }) } },
     handler: async (req) => {
       const filter = req.permissions.datapointFilter(30, req.project.id)
       const datapoints = catalog.datapoints.listByProject(req.project.id).filter((dp) => canAccessDatapoint(filter, dp, 'read'))
-      return { project: req.project, datapoints }
+      return { project: catalog.projects.settings(req.project.id), datapoints }
     },
   })
   app.route({
@@ -34,8 +39,9 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     handler: async (req, reply) => {
       const series = catalog.datapoints.idsOfProject(req.project.id)
       const project = catalog.projects.delete(req.project.id)
+      onProjectDeleted?.(project.id)
       // The catalog no longer names these series, so a failure here leaves only unreachable data.
-      if (store && series.length > 0) await store.deleteSeries(series)
+      if (series.length > 0) await store.deleteSeries(series)
       return deleted(reply, project)
     },
   })

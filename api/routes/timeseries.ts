@@ -50,7 +50,7 @@ async function execute(store: TimeseriesStore, series: number, plan: ReadPlan): 
 export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLimit: number }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog } = ctx
-  const store = ctx.store!
+  const store = ctx.store
   const writer = new ObservationWriter(catalog, store)
 
   app.route({

@@ -23,7 +23,10 @@ t.test('GET returns the object itself; create/update/delete return the envelope'
   t.equal(viaAlias.status, 201, 'POST /v2/project is the same operation')
 
   const got = await p.call(p.admin, 'GET', `/v2/project/${id}`)
-  t.same(got.body, { project: { id, company_id: p.admin.companyId, name: 'HQ', description: 'Head office' }, datapoints: [] }, 'a new project has no datapoints')
+  t.same(got.body, {
+    project: { id, company_id: p.admin.companyId, name: 'HQ', description: 'Head office', load_balancing_group: 'lintel', project_handle: `p${id}`, hash_id_length: 8, sampling_n: 200 },
+    datapoints: [],
+  }, 'a new project has no datapoints; its MQTT prefix and settings are shown')
 
   const upd = await p.call(p.admin, 'PUT', `/v2/project/${id}`, { name: 'HQ 2' })
   t.same(upd.body, { success: true, operation: 'update', resource: { id, company_id: p.admin.companyId, name: 'HQ 2', description: 'Head office' } })

@@ -5,6 +5,7 @@ import { buildApp } from '../../api/app.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
 import type { TimeseriesStore } from '../../engine/store/port.ts'
+import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 
 export interface Login { email: string; password: string }
 export interface Platform {
@@ -21,8 +22,9 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
   const { user } = catalog.createCompanyWithAdmin(company, admin)
-  const app = await buildApp({ catalog, store: opts.store, logger: false })
-  t.teardown(async () => { await app.close(); catalog.close() })
+  const store = opts.store ?? await openSqliteStore({ dir: t.testdir() })
+  const app = await buildApp({ catalog, store, logger: false })
+  t.teardown(async () => { await app.close(); catalog.close(); if (!opts.store) await store.close() })
   const call: Platform['call'] = async (who, method, url, body) => {
     const headers: Record<string, string> = {}
     if (who !== null) headers.authorization = typeof who === 'string' ? `Bearer ${who}` : basic(who)

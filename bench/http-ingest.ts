@@ -1,0 +1,57 @@
+// JSON ingest through HTTP (issue 3, benchmark a): observations/s stored by
+// POST /v2/project/{id}/timeseries on the embedded default, server in a child process.
+// Bodies: `series` datapoints × `per` observations each (1-minute steps), generated before
+// the clock starts; `concurrency` requests in flight. Each run uses a fresh server.
+// Usage: npm run bench:http-ingest   (BENCH_RUNS, BENCH_REQUESTS, BENCH_SERIES, BENCH_PER, BENCH_CONCURRENCY)
+import { Pool } from 'undici'
+import { basicHeader, createProject, emit, median, peakRssMb, progress, startServer } from './lib.ts'
+
+const runs = Number(process.env.BENCH_RUNS ?? 3)
+const requests = Number(process.env.BENCH_REQUESTS ?? 200)
+const series = Number(process.env.BENCH_SERIES ?? 100)
+const per = Number(process.env.BENCH_PER ?? 100)
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4)
+const T0 = Date.parse('2024-01-01T00:00:00Z')
+
+function body(request: number): string {
+  const parts: string[] = []
+  for (let s = 0; s < series; s++) {
+    const obs: string[] = []
+    for (let i = 0; i < per; i++) {
+      const t = new Date(T0 + (request * per + i) * 60_000).toISOString()
+      obs.push(`{"time":"${t}","value":${(s + i * 0.01).toFixed(2)}}`)
+    }
+    parts.push(`"building/floor ${s % 7}/sensor ${s}":[${obs.join(',')}]`)
+  }
+  return `{${parts.join(',')}}`
+}
+
+progress(`generating ${requests} bodies of ${series * per} observations`)
+const bodies = Array.from({ length: requests }, (_, i) => body(i))
+const rates: number[] = []
+for (let run = 1; run <= runs; run++) {
+  const server = await startServer()
+  try {
+    const pid = await createProject(server, 'ingest')
+    const pool = new Pool(server.url, { connections: concurrency })
+    const path = `/v2/project/${pid}/timeseries`
+    let next = 0
+    const started = process.hrtime.bigint()
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < bodies.length) {
+        const b = bodies[next++]
+        const res = await pool.request({ method: 'POST', path, body: b, headers: { authorization: basicHeader, 'content-type': 'application/json' } })
+        const text = await res.body.text()
+        if (res.statusCode !== 200) throw new Error(`${res.statusCode} ${text}`)
+      }
+    }))
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    await pool.close()
+    const obs = requests * series * per
+    rates.push(obs / seconds)
+    emit({ bench: 'http-ingest', run, observations: obs, seconds: +seconds.toFixed(3), observations_per_s: Math.round(obs / seconds), server_peak_rss_mb: await peakRssMb(server.child.pid!) })
+  } finally {
+    await server.stop()
+  }
+}
+emit({ bench: 'http-ingest', summary: true, runs, series_per_request: series, observations_per_series: per, concurrency, observations_per_s_median: Math.round(median(rates)) })

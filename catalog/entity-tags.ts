@@ -1,0 +1,65 @@
+// Tags of datapoints and devices as set by metadata messages (spec 3, "Metadata messages"):
+// every tag association carries the `source` of the message that made it.
+import { statements, type Db } from './db.ts'
+import { hashId } from './hash-id.ts'
+
+export type EntityType = 'device' | 'datapoint'
+export interface TagWrite { key: string; value: string }
+
+export class EntityTags {
+  private readonly sql: ReturnType<typeof statements>
+
+  constructor (private readonly db: Db) {
+    this.sql = statements(db)
+  }
+
+  /** The entity's integer id, or undefined; with `create`, a missing entity is created. */
+  entity(projectId: number, type: EntityType, id: string, create: boolean): number | undefined {
+    if (type === 'datapoint') {
+      const found = this.sql('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?').pluck().get(projectId, id) as number | undefined
+      if (found !== undefined || !create) return found
+      const len = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').pluck().get(projectId) as number
+      return Number(this.sql('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
+        .run(projectId, id, hashId(id, len), Date.now()).lastInsertRowid)
+    }
+    const found = this.sql('SELECT id FROM devices WHERE project_id = ? AND device_id = ?').pluck().get(projectId, id) as number | undefined
+    if (found !== undefined || !create) return found
+    return Number(this.sql('INSERT INTO devices (project_id, device_id) VALUES (?, ?)').run(projectId, id).lastInsertRowid)
+  }
+
+  tags(type: EntityType, entity: number): Record<string, string> {
+    const table = type === 'device' ? 'device_tags' : 'tags'
+    const col = type === 'device' ? 'device' : 'datapoint'
+    const out: Record<string, string> = Object.create(null)
+    for (const r of this.sql(`SELECT key, value FROM ${table} WHERE ${col} = ?`).all(entity) as TagWrite[]) out[r.key] = r.value
+    return out
+  }
+
+  /**
+   * Makes `tags` the entity's tag set: keys not in it are removed; the keys in `touched`
+   * are written with `source` (the message that set them), the others keep theirs.
+   */
+  replaceTags(type: EntityType, entity: number, tags: Record<string, string>, touched: Iterable<string>, source: string | null): void {
+    const table = type === 'device' ? 'device_tags' : 'tags'
+    const col = type === 'device' ? 'device' : 'datapoint'
+    const del = this.sql(`DELETE FROM ${table} WHERE ${col} = ? AND key = ?`)
+    const put = this.sql(`INSERT INTO ${table} (${col}, key, value, source) VALUES (?, ?, ?, ?) ON CONFLICT (${col}, key) DO UPDATE SET value = excluded.value, source = excluded.source`)
+    for (const key of Object.keys(this.tags(type, entity))) if (!Object.hasOwn(tags, key)) del.run(entity, key)
+    for (const key of new Set(touched)) if (Object.hasOwn(tags, key)) put.run(entity, key, tags[key], source)
+  }
+
+  /** Links datapoints (created if missing) to a device. */
+  linkDatapoints(projectId: number, device: number, datapointIds: string[]): void {
+    const link = this.sql('INSERT OR IGNORE INTO device_datapoints (device, datapoint) VALUES (?, ?)')
+    for (const id of datapointIds) link.run(device, this.entity(projectId, 'datapoint', id, true)!)
+  }
+
+  devicesOfProject(projectId: number): { device_id: string; tags: Record<string, string>; datapoints: string[] }[] {
+    const devices = this.sql('SELECT id, device_id FROM devices WHERE project_id = ? ORDER BY id').all(projectId) as { id: number; device_id: string }[]
+    return devices.map((d) => ({
+      device_id: d.device_id,
+      tags: this.tags('device', d.id),
+      datapoints: this.sql('SELECT dp.datapoint_id FROM device_datapoints l JOIN datapoints dp ON dp.id = l.datapoint WHERE l.device = ? ORDER BY dp.id').pluck().all(d.id) as string[],
+    }))
+  }
+}

@@ -1,0 +1,96 @@
+// Moving observations to the writer worker and ordering them for insertion. Pure functions,
+// no I/O (tested in test/engine/sqlite-store.test.ts).
+import type { Observation } from './port.ts'
+
+/** Observations as interleaved [series, time, value] triples, transferable to a worker. */
+export interface Packed {
+  data: Float64Array
+  rows: number
+  /** Observations left out: NaN value, or a time or series that is not a finite number. */
+  dropped: number
+}
+
+/**
+ * Packs a batch. Validation is upstream; this only keeps what SQLite cannot store from
+ * failing the whole batch: a NaN value would bind as NULL (SQLite has no NaN), so it is
+ * dropped and counted; a fractional time is floored to whole microseconds.
+ */
+export function pack(batch: readonly Observation[]): Packed {
+  const data = new Float64Array(batch.length * 3)
+  let n = 0
+  for (let i = 0; i < batch.length; i++) {
+    const o = batch[i]
+    const v = o.value
+    let t = o.time
+    if (Number.isNaN(v) || !Number.isFinite(t) || !Number.isFinite(o.series)) continue
+    if (!Number.isInteger(t)) t = Math.floor(t)
+    data[n++] = o.series
+    data[n++] = t
+    data[n++] = v
+  }
+  const rows = n / 3
+  return { data: n === data.length ? data : data.slice(0, n), rows, dropped: batch.length - rows }
+}
+
+/** Joins packed batches in arrival order. */
+export function concat(parts: readonly Float64Array[]): Float64Array {
+  if (parts.length === 1) return parts[0]
+  let len = 0
+  for (const p of parts) len += p.length
+  const out = new Float64Array(len)
+  let at = 0
+  for (const p of parts) { out.set(p, at); at += p.length }
+  return out
+}
+
+/**
+ * Row order for inserting packed rows: by series, then time. Equal (series, time) keep
+ * their arrival order, so with INSERT OR REPLACE the observation sent last wins, also
+ * within one batch. Interleaved batches (one value per series per instant) are grouped
+ * per series with a stable counting pass, O(n); a series' rows are sorted by time only
+ * when they arrived out of order.
+ */
+export function writeOrder(data: Float64Array): Uint32Array {
+  const rows = data.length / 3
+  const order = new Uint32Array(rows)
+  let sorted = true
+  for (let i = 1; i < rows && sorted; i++) {
+    const ds = data[3 * i] - data[3 * i - 3]
+    sorted = ds > 0 || (ds === 0 && data[3 * i + 1] >= data[3 * i - 2])
+  }
+  if (sorted) {
+    for (let i = 0; i < rows; i++) order[i] = i
+    return order
+  }
+  // Counting pass: slot per distinct series, slots visited in ascending series order.
+  const slotOf = new Map<number, number>()
+  const counts: number[] = []
+  const slotSeries: number[] = []
+  const slot = new Uint32Array(rows)
+  for (let i = 0; i < rows; i++) {
+    const s = data[3 * i]
+    let k = slotOf.get(s)
+    if (k === undefined) { k = counts.length; slotOf.set(s, k); counts.push(0); slotSeries.push(s) }
+    counts[k]++
+    slot[i] = k
+  }
+  const bySeries = slotSeries.map((_, k) => k).sort((a, b) => slotSeries[a] - slotSeries[b])
+  const offset = new Uint32Array(counts.length)
+  let at = 0
+  for (const k of bySeries) { offset[k] = at; at += counts[k] }
+  const begin = Uint32Array.from(offset)
+  for (let i = 0; i < rows; i++) order[offset[slot[i]]++] = i
+  // Within a series: arrival order, which usually is time order already.
+  for (const k of bySeries) {
+    const from = begin[k]
+    const to = from + counts[k]
+    let inOrder = true
+    for (let j = from + 1; j < to && inOrder; j++) inOrder = data[3 * order[j] + 1] >= data[3 * order[j - 1] + 1]
+    if (!inOrder) {
+      const part = Array.from(order.subarray(from, to))
+      part.sort((a, b) => (data[3 * a + 1] - data[3 * b + 1]) || (a - b))
+      order.set(part, from)
+    }
+  }
+  return order
+}

@@ -1,0 +1,147 @@
+// Reads of the SQLite store on its read-only connection (design in sqlite-store.ts). Every
+// statement is one range of the (series, time) primary key; down-sampling is SQL.
+import type Database from 'better-sqlite3'
+import type { MeanPoint, Point, RangeQuery, SampleQuery } from './port.ts'
+import { TALLY_SIZE } from './sqlite-schema.ts'
+
+/** Open bounds. Times are integers, so these hold every storable time. */
+const MIN_TIME = -(2n ** 63n)
+const MAX_TIME = 2n ** 63n - 1n
+
+/** Up to this many buckets the dense plan is cheap whatever the data (~0.6 µs a bucket). */
+const SMALL_BUCKET_COUNT = 4096
+/** Dense plan from this many raw rows per bucket; below it sorting the rows is cheaper. */
+const DENSE_ROWS_PER_BUCKET = 3
+/**
+ * Density is probed on this many buckets at each end of the range rather than over all of
+ * it (counting a year of 1-minute rows alone costs ~3-5 ms). Data denser or sparser in the
+ * middle only makes the chosen plan slower, never the result different.
+ */
+const PROBE_BUCKETS = 1024
+
+/**
+ * Dense plan: walk bucket numbers k (tally rowids, ascending, so no sort) and average each
+ * bucket's [lo, hi) range with one primary-key seek; an empty bucket gives NULL. Measured
+ * on a year of 1-minute data at 15 minutes: ~41 ms, versus ~125 ms for GROUP BY over the
+ * bucket expression, which SQLite can only do with a temp B-tree (it cannot know that
+ * floor(time / iv) follows the index order). Bounds are clamped per bucket, so the scan
+ * checks two conditions per row. @a/@e are the first and last+1 times found in range.
+ */
+export const DENSE_SAMPLE_SQL = `
+SELECT (SELECT avg(value) FROM obs
+         WHERE series = @s
+           AND time >= max(@b0 + k.i * @iv, @a)
+           AND time <  min(@b0 + (k.i + 1) * @iv, @e))
+  FROM tally k WHERE k.i < @nb ORDER BY k.i`
+
+/**
+ * Sparse plan (few rows per bucket or more buckets than the tally): GROUP BY the floored
+ * bucket, which sorts the rows in a temp B-tree; that sort is cheap exactly because the
+ * rows are few. time % iv takes the sign of time, so ((time % iv) + iv) % iv is the
+ * offset into the bucket also before 1970 (floor, not truncation).
+ */
+export const SPARSE_SAMPLE_SQL = `
+SELECT time - ((time % @iv) + @iv) % @iv AS b, avg(value)
+  FROM obs WHERE series = @s AND time >= @a AND time < @e
+ GROUP BY b ORDER BY b`
+
+export const RANGE_FIRST_SQL = 'SELECT time, value FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time LIMIT ?'
+export const RANGE_LAST_SQL = 'SELECT time, value FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time DESC LIMIT ?'
+
+type Bound = number | bigint
+
+/** floor(t / iv) exactly for |t| < 2^53 (the double quotient can round up to an integer). */
+export function floorDiv(t: number, iv: number): number {
+  let k = Math.floor(t / iv)
+  if (k * iv > t) k--
+  else if ((k + 1) * iv <= t) k++
+  return k
+}
+
+export class SqliteReader {
+  private readonly first: Database.Statement
+  private readonly last: Database.Statement
+  private readonly firstTime: Database.Statement
+  private readonly lastTime: Database.Statement
+  private readonly countRange: Database.Statement
+  private readonly probe: Database.Statement
+  private readonly dense: Database.Statement
+  private readonly sparse: Database.Statement
+  private readonly series: Database.Statement
+
+  constructor (db: Database.Database) {
+    this.first = db.prepare(RANGE_FIRST_SQL).raw()
+    this.last = db.prepare(RANGE_LAST_SQL).raw()
+    this.firstTime = db.prepare('SELECT time FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time LIMIT 1').pluck()
+    this.lastTime = db.prepare('SELECT time FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time DESC LIMIT 1').pluck()
+    this.countRange = db.prepare('SELECT count(*) FROM obs WHERE series = ? AND time >= ? AND time < ?').pluck()
+    // Counts at most `cap` rows: enough to choose a sampling plan without a full count.
+    this.probe = db.prepare('SELECT count(*) FROM (SELECT 1 FROM obs WHERE series = ? AND time >= ? AND time < ? LIMIT ?)').pluck()
+    this.dense = db.prepare(DENSE_SAMPLE_SQL).pluck()
+    this.sparse = db.prepare(SPARSE_SAMPLE_SQL).raw()
+    // Skip-scan over the leading key column: one seek per series, not a scan of all rows.
+    this.series = db.prepare(`
+      WITH RECURSIVE s(id) AS (
+        SELECT (SELECT series FROM obs ORDER BY series LIMIT 1)
+        UNION ALL
+        SELECT (SELECT series FROM obs WHERE series > s.id ORDER BY series LIMIT 1) FROM s WHERE s.id IS NOT NULL)
+      SELECT id FROM s WHERE id IS NOT NULL`).pluck()
+  }
+
+  read(series: number, q: RangeQuery): Point[] {
+    const limit = q.limit !== undefined && q.limit > 0 ? Math.floor(q.limit) : -1
+    const a: Bound = q.start ?? MIN_TIME
+    const e: Bound = q.end ?? MAX_TIME
+    const fromLast = q.from === 'last'
+    const rows = (fromLast ? this.last : this.first).all(series, a, e, limit) as Array<[number, number]>
+    const out: Point[] = new Array(rows.length)
+    const n = rows.length
+    for (let i = 0; i < n; i++) {
+      const r = rows[fromLast ? n - 1 - i : i]
+      out[i] = { time: r[0], value: r[1] }
+    }
+    return out
+  }
+
+  count(series: number, start?: number, end?: number): number {
+    return this.countRange.get(series, start ?? MIN_TIME, end ?? MAX_TIME) as number
+  }
+
+  listSeries(): number[] {
+    return this.series.all() as number[]
+  }
+
+  /** Whether both ends of the range hold >= DENSE_ROWS_PER_BUCKET rows per bucket. */
+  private isDense(series: number, k0: number, nb: number, iv: number, a: number, e: number): boolean {
+    const need = DENSE_ROWS_PER_BUCKET * PROBE_BUCKETS
+    return this.probe.get(series, a, (k0 + PROBE_BUCKETS) * iv, need) as number >= need &&
+      this.probe.get(series, (k0 + nb - PROBE_BUCKETS) * iv, e, need) as number >= need
+  }
+
+  sample(series: number, q: SampleQuery): MeanPoint[] {
+    const iv = q.interval
+    if (!Number.isSafeInteger(iv) || iv <= 0) throw new RangeError(`sample interval must be a positive integer of microseconds, got ${iv}`)
+    const a: Bound = q.start ?? MIN_TIME
+    const e: Bound = q.end ?? MAX_TIME
+    const first = this.firstTime.get(series, a, e) as number | undefined
+    if (first === undefined) return []
+    const last = this.lastTime.get(series, a, e) as number
+    const k0 = floorDiv(first, iv)
+    const nb = floorDiv(last, iv) - k0 + 1
+    const b0 = k0 * iv
+    const dense = nb <= TALLY_SIZE && (nb <= SMALL_BUCKET_COUNT || this.isDense(series, k0, nb, iv, first, last + 1))
+    const out: MeanPoint[] = []
+    if (dense) {
+      const means = this.dense.all({ s: series, b0: BigInt(b0), iv: BigInt(iv), nb, a: first, e: last + 1 }) as Array<number | null>
+      for (let i = 0; i < means.length; i++) {
+        const m = means[i]
+        // NULL: an empty bucket, or a mean that is not a number (only +Inf with -Inf).
+        if (m !== null) out.push({ time: b0 + i * iv, mean: m })
+      }
+    } else {
+      const rows = this.sparse.all({ s: series, iv: BigInt(iv), a: first, e: last + 1 }) as Array<[number, number | null]>
+      for (const [time, mean] of rows) if (mean !== null) out.push({ time, mean })
+    }
+    return out
+  }
+}

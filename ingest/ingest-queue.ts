@@ -1,0 +1,77 @@
+// The bounded ingest queue between the MQTT broker and the store (DESIGN.md "Data flow").
+// Messages of all clients are grouped into one store append while the previous one runs
+// (group commit), and each enqueue() resolves only when its observations are durable, so a
+// QoS 1 PUBACK is never sent for data that could still be lost. When `maxPending`
+// observations wait, enqueue() waits for room: the publisher's socket is not read meanwhile
+// (back-pressure), rather than anything being dropped.
+import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+
+interface Pending { obs: readonly Observation[]; resolve: () => void; reject: (e: Error) => void }
+
+export interface IngestQueueMetrics {
+  pending: number
+  enqueued: number
+  stored: number
+  batches: number
+  failed: number
+  /** How often an enqueue had to wait for room. */
+  backpressure_waits: number
+}
+
+export class IngestQueue {
+  private readonly queue: Pending[] = []
+  private pendingCount = 0
+  private flushing = false
+  private waiters: (() => void)[] = []
+  private readonly m: IngestQueueMetrics = { pending: 0, enqueued: 0, stored: 0, batches: 0, failed: 0, backpressure_waits: 0 }
+
+  constructor (private readonly store: TimeseriesStore, private readonly opts: { maxPending?: number; maxBatch?: number } = {}) {}
+
+  private get maxPending(): number { return this.opts.maxPending ?? 500_000 }
+  private get maxBatch(): number { return this.opts.maxBatch ?? 50_000 }
+
+  async enqueue(obs: readonly Observation[]): Promise<void> {
+    if (obs.length === 0) return
+    while (this.pendingCount > 0 && this.pendingCount + obs.length > this.maxPending) {
+      this.m.backpressure_waits++
+      await new Promise<void>((resolve) => this.waiters.push(resolve))
+    }
+    this.pendingCount += obs.length
+    this.m.enqueued += obs.length
+    const done = new Promise<void>((resolve, reject) => this.queue.push({ obs, resolve, reject }))
+    if (!this.flushing) void this.flush()
+    return done
+  }
+
+  metrics(): IngestQueueMetrics {
+    return { ...this.m, pending: this.pendingCount }
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true
+    while (this.queue.length > 0) {
+      const group: Pending[] = []
+      let size = 0
+      while (this.queue.length > 0 && (size === 0 || size + this.queue[0].obs.length <= this.maxBatch)) {
+        const p = this.queue.shift()!
+        group.push(p)
+        size += p.obs.length
+      }
+      const batch = group.length === 1 ? group[0].obs : group.flatMap((p) => p.obs)
+      try {
+        await this.store.append(batch)
+        this.m.stored += size
+        this.m.batches++
+        for (const p of group) p.resolve()
+      } catch (err) {
+        this.m.failed += size
+        for (const p of group) p.reject(err as Error)
+      }
+      this.pendingCount -= size
+      const ws = this.waiters
+      this.waiters = []
+      for (const w of ws) w()
+    }
+    this.flushing = false
+  }
+}

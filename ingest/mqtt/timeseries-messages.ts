@@ -1,0 +1,51 @@
+// Time-series messages on `<group>/<handle>[/<postfix>]` (spec 3): the payload's lines name
+// the series, never the topic postfix. Good lines are stored durably before the message is
+// acknowledged or forwarded; bad lines are dropped, counted and logged (at most one log line
+// per interval, so a misbehaving device cannot flood the log).
+import type { Observation } from '../../engine/store/port.ts'
+import type { DatapointResolver } from '../datapoint-resolver.ts'
+import type { IngestQueue } from '../ingest-queue.ts'
+import { parseLines } from './line-protocol.ts'
+import type { MqttSession } from './session.ts'
+
+export interface LineLog { warn(obj: object, msg: string): void }
+
+export class TimeseriesMessages {
+  goodLines = 0
+  badLines = 0
+  private suppressed = 0
+  private lastLog = 0
+
+  constructor (
+    private readonly resolver: DatapointResolver,
+    private readonly queue: IngestQueue,
+    private readonly log: LineLog,
+    private readonly logIntervalMs = 10_000,
+  ) {}
+
+  /** Resolves when the message's good lines are durable. */
+  async handle(session: MqttSession, payload: Buffer): Promise<void> {
+    const ids: string[] = []
+    const times: number[] = []
+    const values: number[] = []
+    const { bad } = parseLines(payload, {
+      observation: (id, time, value) => { ids.push(id); times.push(time); values.push(value) },
+      error: (line, reason) => this.logBadLine(session, line, reason),
+    })
+    this.badLines += bad
+    if (ids.length === 0) return
+    const series = this.resolver.resolve(session.projectId, ids)
+    const obs = new Array<Observation>(ids.length)
+    for (let i = 0; i < ids.length; i++) obs[i] = { series: series[i], time: times[i], value: values[i] }
+    await this.queue.enqueue(obs)
+    this.goodLines += ids.length
+  }
+
+  private logBadLine(session: MqttSession, line: number, reason: string): void {
+    const now = Date.now()
+    if (now - this.lastLog < this.logIntervalMs) { this.suppressed++; return }
+    this.log.warn({ username: session.username, project_id: session.projectId, line, reason, suppressed_since_last: this.suppressed }, 'mqtt: line dropped')
+    this.lastLog = now
+    this.suppressed = 0
+  }
+}

@@ -1,0 +1,112 @@
+// The SQLite store: the shared contract plus what only this adapter promises (query plans,
+// files, reopening, the pending bound, the packing helpers).
+import Database from 'better-sqlite3'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t, { type Test } from 'tap'
+import { OverloadedError } from '../../catalog/errors.ts'
+import type { Observation } from '../../engine/store/port.ts'
+import { concat, pack, writeOrder } from '../../engine/store/sqlite-batch.ts'
+import { DENSE_SAMPLE_SQL, RANGE_FIRST_SQL, RANGE_LAST_SQL, SPARSE_SAMPLE_SQL, floorDiv } from '../../engine/store/sqlite-reader.ts'
+import { DB_FILE } from '../../engine/store/sqlite-schema.ts'
+import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
+import { storeContract } from './store-contract.ts'
+
+function tempDir(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lintel-store-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+storeContract(t, 'sqlite', async () => openSqliteStore({ dir: tempDir(t) }))
+
+t.test('query plans: one primary-key range, no temp B-tree for dense sampling', async (t) => {
+  const dir = tempDir(t)
+  const store = await openSqliteStore({ dir })
+  await store.append([{ series: 1, time: 1, value: 1 }])
+  const db = new Database(join(dir, DB_FILE), { readonly: true })
+  t.teardown(async () => { db.close(); await store.close() })
+  const plan = (sql: string, ...args: unknown[]) => (db.prepare('EXPLAIN QUERY PLAN ' + sql).all(...args) as Array<{ detail: string }>).map((r) => r.detail)
+  const range = 'SEARCH obs USING PRIMARY KEY (series=? AND time>? AND time<?)'
+  for (const sql of [RANGE_FIRST_SQL, RANGE_LAST_SQL]) t.same(plan(sql, 1, 0, 10, 5), [range], sql)
+  const dense = plan(DENSE_SAMPLE_SQL, { s: 1, b0: 0n, iv: 10n, nb: 5, a: 0, e: 10 })
+  t.ok(dense.includes(range), `dense sample seeks the series range: ${dense.join(' | ')}`)
+  t.notOk(dense.some((d) => d.includes('TEMP B-TREE')), 'dense sample needs no sort')
+  t.notOk(dense.some((d) => d.startsWith('SCAN obs')), 'dense sample never scans the table')
+  const sparse = plan(SPARSE_SAMPLE_SQL, { s: 1, iv: 10n, a: 0, e: 10 })
+  t.equal(sparse[0], range, 'sparse sample reads only the series range')
+})
+
+t.test('files live under dir; data survives close and reopen', async (t) => {
+  const dir = join(tempDir(t), 'nested', 'ts')
+  let store = await openSqliteStore({ dir })
+  t.ok(existsSync(join(dir, DB_FILE)))
+  await store.append([{ series: 3, time: -5, value: 2.5 }, { series: 3, time: 7, value: 3.5 }])
+  await store.close()
+  await store.close()
+  await t.rejects(store.append([{ series: 3, time: 8, value: 1 }]), /closed/, 'append after close rejects')
+  await t.rejects(store.read(3, {}), /closed/)
+  store = await openSqliteStore({ dir })
+  t.same(await store.read(3, {}), [{ time: -5, value: 2.5 }, { time: 7, value: 3.5 }])
+  t.same(await store.listSeries(), [3])
+  await store.close()
+})
+
+t.test('a file that is not a store fails to open, with the path in the message', async (t) => {
+  const dir = tempDir(t)
+  writeFileSync(join(dir, DB_FILE), 'not a database, just text '.repeat(200))
+  await t.rejects(openSqliteStore({ dir }), { message: new RegExp(`cannot open time-series store .*${DB_FILE}`) })
+})
+
+t.test('pending observations are bounded', async (t) => {
+  const store = await openSqliteStore({ dir: tempDir(t), maxPendingRows: 1000 })
+  t.teardown(() => store.close())
+  const batch = (k: number) => Array.from({ length: 600 }, (_, i) => ({ series: 1, time: k * 1000 + i, value: i }))
+  const first = store.append(batch(0))
+  // The bound is checked when append() is called, before anything is awaited.
+  const second = store.append(batch(1)).catch((e: unknown) => e)
+  t.type(await second, OverloadedError)
+  t.match(await second, { code: 'OVERLOADED', status: 503 })
+  await first
+  await store.append(batch(2))
+  t.equal(await store.count(1), 1200)
+})
+
+t.test('sample rejects an interval that is not a positive integer', async (t) => {
+  const store = await openSqliteStore({ dir: tempDir(t) })
+  t.teardown(() => store.close())
+  for (const interval of [0, -5, 1.5, NaN]) t.type(await store.sample(1, { interval }).catch((e: unknown) => e), RangeError)
+})
+
+t.test('pack: NaN values dropped, fractional times floored', async (t) => {
+  const batch: Observation[] = [
+    { series: 1, time: 10, value: 1 }, { series: 1, time: 11, value: NaN },
+    { series: 2, time: -1.5, value: 2 }, { series: 2, time: Infinity, value: 3 }, { series: 3, time: 1, value: Infinity },
+  ]
+  const p = pack(batch)
+  t.equal(p.rows, 3)
+  t.equal(p.dropped, 2)
+  t.same(Array.from(p.data), [1, 10, 1, 2, -2, 2, 3, 1, Infinity])
+  t.same(Array.from(concat([pack([batch[0]]).data, pack([batch[2]]).data])), [1, 10, 1, 2, -2, 2])
+})
+
+t.test('writeOrder: by series then time, arrival order kept for equal keys', async (t) => {
+  const rows = [[2, 5, 0], [1, 9, 1], [2, 1, 2], [1, 9, 3], [1, 3, 4], [3, 0, 5], [2, 5, 6]]
+  const data = Float64Array.from(rows.flat())
+  const order = Array.from(writeOrder(data))
+  t.same(order.map((i) => rows[i][2]), [4, 1, 3, 2, 0, 6, 5])
+  t.same(Array.from(writeOrder(Float64Array.from([1, 1, 0, 1, 2, 0, 2, 0, 0]))), [0, 1, 2], 'sorted input kept')
+  t.same(Array.from(writeOrder(new Float64Array(0))), [])
+})
+
+t.test('floorDiv is exact at bucket edges and before 1970', async (t) => {
+  t.equal(floorDiv(-1, 10), -1)
+  t.equal(floorDiv(-10, 10), -1)
+  t.equal(floorDiv(-11, 10), -2)
+  t.equal(floorDiv(0, 10), 0)
+  const iv = 900_000_000
+  const edge = 1_900_000 * iv
+  t.equal(floorDiv(edge - 1, iv), 1_899_999)
+  t.equal(floorDiv(edge, iv), 1_900_000)
+})

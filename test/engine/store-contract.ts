@@ -1,0 +1,212 @@
+// Contract of the time-series store port (engine/store/port.ts): every adapter (SQLite now,
+// QuestDB later) runs this suite. Each subtest gets a fresh, empty store from makeStore and
+// closes it at teardown.
+import type { Test } from 'tap'
+import type { MeanPoint, Observation, TimeseriesStore } from '../../engine/store/port.ts'
+
+const MIN = 60_000_000
+const HOUR = 60 * MIN
+/** 2024-03-01T00:00:00Z in microseconds. */
+const DAY0 = Date.UTC(2024, 2, 1) * 1000
+
+const obs = (series: number, time: number, value: number): Observation => ({ series, time, value })
+
+/** Means per epoch-aligned bucket computed in JS, the reference for sample(). */
+function expectedMeans(points: Array<{ time: number; value: number }>, iv: number, start = -Infinity, end = Infinity): MeanPoint[] {
+  const sums = new Map<number, { sum: number; n: number }>()
+  for (const p of points) {
+    if (p.time < start || p.time >= end) continue
+    const b = Math.floor(p.time / iv) * iv
+    const acc = sums.get(b) ?? { sum: 0, n: 0 }
+    acc.sum += p.value
+    acc.n++
+    sums.set(b, acc)
+  }
+  return [...sums.entries()].sort((a, b) => a[0] - b[0]).map(([time, { sum, n }]) => ({ time, mean: sum / n }))
+}
+
+function sameMeans(t: Test, got: MeanPoint[], want: MeanPoint[], msg: string) {
+  t.equal(got.length, want.length, `${msg}: bucket count`)
+  let bad = 0
+  for (let i = 0; i < Math.min(got.length, want.length); i++) {
+    const close = Math.abs(got[i].mean - want[i].mean) <= 1e-9 * Math.max(1, Math.abs(want[i].mean))
+    if (got[i].time !== want[i].time || !close) {
+      if (bad++ < 3) t.fail(`${msg}: bucket ${i} is ${JSON.stringify(got[i])}, want ${JSON.stringify(want[i])}`)
+    }
+  }
+  if (!bad) t.pass(`${msg}: buckets and means match`)
+}
+
+export function storeContract(t: Test, name: string, makeStore: () => Promise<TimeseriesStore>): void {
+  const withStore = (title: string, fn: (t: Test, store: TimeseriesStore) => Promise<void>) =>
+    t.test(`${name}: ${title}`, async (t) => {
+      const store = await makeStore()
+      t.teardown(() => store.close())
+      await fn(t, store)
+    })
+
+  withStore('a series without data reads as empty', async (t, store) => {
+    t.same(await store.read(1, {}), [])
+    t.same(await store.read(1, { from: 'last', limit: 10 }), [])
+    t.same(await store.sample(1, { interval: HOUR }), [])
+    t.equal(await store.count(1), 0)
+    t.same(await store.listSeries(), [])
+    await store.append([])
+    t.same(await store.listSeries(), [])
+  })
+
+  withStore('reads return ascending time whatever the input order, series kept apart', async (t, store) => {
+    await store.append([obs(1, 30, 3), obs(2, 20, 20), obs(1, 10, 1), obs(2, 10, 10), obs(1, 20, 2)])
+    t.same(await store.read(1, {}), [{ time: 10, value: 1 }, { time: 20, value: 2 }, { time: 30, value: 3 }])
+    t.same(await store.read(2, {}), [{ time: 10, value: 10 }, { time: 20, value: 20 }])
+    t.same(await store.read(3, {}), [])
+    t.equal(await store.count(1), 3)
+  })
+
+  withStore('same (series, time) replaces the value: across and within batches, last wins', async (t, store) => {
+    await store.append([obs(1, 100, 1), obs(1, 200, 2)])
+    await store.append([obs(1, 100, 10)])
+    t.same(await store.read(1, {}), [{ time: 100, value: 10 }, { time: 200, value: 2 }])
+    await store.append([obs(1, 300, 1), obs(2, 300, 5), obs(1, 300, 2), obs(1, 300, 3)])
+    t.same(await store.read(1, { start: 300 }), [{ time: 300, value: 3 }])
+    t.equal(await store.count(1), 3, 'no duplicates')
+    // Re-sending a whole batch is idempotent.
+    const batch = [obs(4, 1, 1), obs(4, 2, 2), obs(4, 3, 3)]
+    await store.append(batch)
+    await store.append(batch)
+    t.equal(await store.count(4), 3)
+  })
+
+  withStore('bounds are half-open [start, end) for read, count and sample', async (t, store) => {
+    await store.append([0, 10, 20, 30, 40].map((time) => obs(1, time, time)))
+    t.same((await store.read(1, { start: 10, end: 30 })).map((p) => p.time), [10, 20])
+    t.same((await store.read(1, { start: 11, end: 31 })).map((p) => p.time), [20, 30])
+    t.same((await store.read(1, { start: 10 })).map((p) => p.time), [10, 20, 30, 40])
+    t.same((await store.read(1, { end: 10 })).map((p) => p.time), [0])
+    t.same(await store.read(1, { start: 20, end: 20 }), [])
+    t.equal(await store.count(1, 10, 30), 2)
+    t.equal(await store.count(1, undefined, 40), 4)
+    t.equal(await store.count(1, 40), 1)
+    t.same(await store.sample(1, { start: 10, end: 30, interval: 100 }), [{ time: 0, mean: 15 }])
+  })
+
+  withStore('first/last limits, always ascending; limit 0 or absent is all', async (t, store) => {
+    await store.append([1, 2, 3, 4, 5, 6].map((time) => obs(1, time * 10, time)))
+    const times = async (q: Parameters<TimeseriesStore['read']>[1]) => (await store.read(1, q)).map((p) => p.time)
+    t.same(await times({ start: 20, limit: 2, from: 'first' }), [20, 30])
+    t.same(await times({ start: 20, limit: 2 }), [20, 30], 'from defaults to first')
+    t.same(await times({ end: 50, limit: 2, from: 'last' }), [30, 40])
+    t.same(await times({ limit: 3, from: 'last' }), [40, 50, 60])
+    t.same(await times({ limit: 0, from: 'last' }), [10, 20, 30, 40, 50, 60])
+    t.same(await times({ from: 'last' }), [10, 20, 30, 40, 50, 60])
+    t.same(await times({ start: 15, end: 45, limit: 100, from: 'last' }), [20, 30, 40])
+    t.same(await times({ start: 15, end: 45, limit: 1, from: 'first' }), [20])
+  })
+
+  withStore('sample: epoch-aligned buckets, mean per bucket, empty buckets dropped', async (t, store) => {
+    // 07:05, 07:10, 07:20 | (07:30-07:45 empty) | 07:50 on 2024-03-01, 15-minute buckets.
+    const at = (h: number, m: number) => DAY0 + h * HOUR + m * MIN
+    await store.append([obs(1, at(7, 5), 1), obs(1, at(7, 10), 2), obs(1, at(7, 20), 6), obs(1, at(7, 50), 8), obs(2, at(7, 35), 99)])
+    t.same(await store.sample(1, { interval: 15 * MIN }), [
+      { time: at(7, 0), mean: 1.5 },
+      { time: at(7, 15), mean: 6 },
+      { time: at(7, 45), mean: 8 },
+    ])
+    // The first bucket keeps its epoch boundary even when start lies inside it, and only
+    // raw observations in [start, end) count.
+    t.same(await store.sample(1, { start: at(7, 7), end: at(7, 50), interval: 15 * MIN }), [
+      { time: at(7, 0), mean: 2 },
+      { time: at(7, 15), mean: 6 },
+    ])
+    // A daily bucket is aligned to UTC midnight.
+    t.same(await store.sample(1, { interval: 24 * HOUR }), [{ time: DAY0, mean: (1 + 2 + 6 + 8) / 4 }])
+    t.same(await store.sample(1, { start: at(8, 0), interval: 15 * MIN }), [])
+  })
+
+  withStore('times before 1970: floor alignment, negative bounds', async (t, store) => {
+    await store.append([obs(1, -1, 1), obs(1, -10, 3), obs(1, -11, 5), obs(1, 0, 7), obs(1, 9, 9)])
+    t.same((await store.read(1, {})).map((p) => p.time), [-11, -10, -1, 0, 9])
+    t.same(await store.sample(1, { interval: 10 }), [
+      { time: -20, mean: 5 },
+      { time: -10, mean: 2 },
+      { time: 0, mean: 8 },
+    ])
+    t.equal(await store.count(1, -10, 0), 2)
+    const y1960 = Date.UTC(1960, 0, 1, 0, 7) * 1000
+    await store.append([obs(2, y1960, 4), obs(2, y1960 + MIN, 6)])
+    t.same(await store.sample(2, { interval: 15 * MIN }), [{ time: Date.UTC(1960, 0, 1) * 1000, mean: 5 }])
+  })
+
+  withStore('microsecond precision: observations 1 µs apart stay distinct', async (t, store) => {
+    const t0 = DAY0 + 123_456
+    await store.append([obs(1, t0, 1), obs(1, t0 + 1, 2), obs(1, t0 + 2, 3)])
+    t.same(await store.read(1, {}), [{ time: t0, value: 1 }, { time: t0 + 1, value: 2 }, { time: t0 + 2, value: 3 }])
+    t.same(await store.read(1, { start: t0 + 1, end: t0 + 2 }), [{ time: t0 + 1, value: 2 }])
+    t.same(await store.sample(1, { interval: 2 }), [{ time: t0, mean: 1.5 }, { time: t0 + 2, mean: 3 }])
+    const far = Date.UTC(2099, 11, 31, 23, 59, 59) * 1000 + 999_999
+    await store.append([obs(2, far, 1)])
+    t.same(await store.read(2, {}), [{ time: far, value: 1 }])
+  })
+
+  withStore('values are doubles, stored exactly; NaN is never stored', async (t, store) => {
+    const values = [0, -0.5, 1e300, -1e-300, 5e-324, 0.1 + 0.2, 123456789.123456789, -42]
+    await store.append(values.map((v, i) => obs(1, i, v)))
+    t.same((await store.read(1, {})).map((p) => p.value), values)
+    await store.append([obs(2, 1, NaN), obs(2, 2, 2)])
+    t.same(await store.read(2, {}), [{ time: 2, value: 2 }])
+  })
+
+  withStore('listSeries and deleteSeries', async (t, store) => {
+    await store.append([obs(7, 1, 1), obs(3, 1, 1), obs(5, 1, 1), obs(3, 2, 2), obs(9, 1, 1)])
+    t.same((await store.listSeries()).sort((a, b) => a - b), [3, 5, 7, 9])
+    await store.deleteSeries([3, 9, 1234])
+    t.same((await store.listSeries()).sort((a, b) => a - b), [5, 7])
+    t.same(await store.read(3, {}), [])
+    t.equal(await store.count(3), 0)
+    t.same(await store.read(5, {}), [{ time: 1, value: 1 }], 'other series untouched')
+    await store.deleteSeries([])
+    await store.append([obs(3, 5, 5)])
+    t.same(await store.read(3, {}), [{ time: 5, value: 5 }], 'a deleted series can be written again')
+  })
+
+  withStore('concurrent appends are all visible once resolved', async (t, store) => {
+    const batches = Array.from({ length: 40 }, (_, b) => Array.from({ length: 50 }, (_, i) => obs(1 + (i % 5), b * 1000 + i, b + i / 100)))
+    await Promise.all(batches.map(async (batch, b) => {
+      await store.append(batch)
+      // Read-your-writes: this batch is there as soon as its append resolves.
+      const got = await store.read(1 + (b % 5), { start: b * 1000, end: b * 1000 + 1000 })
+      t.ok(got.length >= 10, `batch ${b} readable after resolve`)
+    }))
+    let total = 0
+    for (let s = 1; s <= 5; s++) total += await store.count(s)
+    t.equal(total, 40 * 50)
+  })
+
+  withStore('sample matches a JS reference on larger interleaved data', async (t, store) => {
+    // Three series interleaved; series 1 each 10 s for 2.4 days (20,736 points). The
+    // intervals below cover few and many buckets, dense and sparse (an adapter may plan
+    // each differently; the SQLite one does).
+    const points: Array<{ time: number; value: number }> = []
+    const batch: Observation[] = []
+    for (let i = 0; i < 20_736; i++) {
+      const time = DAY0 - 7 * HOUR + i * 10_000_000
+      const value = Math.sin(i / 50) * 100 + (i % 7)
+      points.push({ time, value })
+      batch.push(obs(1, time, value), obs(2, time, -value), obs(3, time + 1, 1))
+    }
+    await store.append(batch)
+    t.equal(await store.count(1), points.length)
+    // Few buckets, many rows each.
+    sameMeans(t, await store.sample(1, { interval: 15 * MIN }), expectedMeans(points, 15 * MIN), '15 min')
+    // Many buckets (> 4096) with three rows each, and with two.
+    sameMeans(t, await store.sample(1, { interval: 30_000_000 }), expectedMeans(points, 30_000_000), '30 s')
+    sameMeans(t, await store.sample(1, { interval: 20_000_000 }), expectedMeans(points, 20_000_000), '20 s')
+    // About one row per bucket, and buckets far more numerous than rows.
+    sameMeans(t, await store.sample(1, { interval: 7_000_000 }), expectedMeans(points, 7_000_000), '7 s')
+    sameMeans(t, await store.sample(1, { interval: 1 }), expectedMeans(points, 1).slice(0, points.length), '1 µs')
+    const start = DAY0 + 1_234_567
+    const end = DAY0 + 9 * HOUR + 3
+    sameMeans(t, await store.sample(1, { start, end, interval: HOUR }), expectedMeans(points, HOUR, start, end), 'bounded 1 h')
+    t.same((await store.read(1, { from: 'last', limit: 1000 })).map((p) => p.time), points.slice(-1000).map((p) => p.time))
+  })
+}

@@ -1,0 +1,56 @@
+// The whole platform in this process with real listeners on ephemeral ports: HTTP, MQTT over
+// TLS, MQTT over secure WebSockets and (for tests) plain TCP.
+import { readFileSync } from 'node:fs'
+import type { Test } from 'tap'
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import { loadConfig } from '../../api/config.ts'
+import { start } from '../../api/main.ts'
+import { basic, type Login } from './platform.ts'
+
+export const ADMIN: Login = { email: 'admin@live.test', password: 'live-admin-pass' }
+
+export async function livePlatform(t: Test, env: Record<string, string> = {}) {
+  const dir = t.testdir()
+  const config = loadConfig({
+    LINTEL_DATA_DIR: dir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'silent',
+    LINTEL_COMPANY_NAME: 'Live', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
+  })
+  const platform = await start(config)
+  t.teardown(() => platform.stop())
+  const ca = readFileSync(platform.caFile)
+  const http = async (method: string, path: string, body?: unknown, who: Login = ADMIN) => {
+    const res = await fetch(platform.address + path, {
+      method, headers: { authorization: basic(who), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { status: res.status, body: await res.json() as any }
+  }
+  const project = async (name: string) => (await http('POST', '/v2/company/project', { name })).body.resource.project.id as number
+  const account = async (pid: number, username: string, rights: 'read' | 'write' = 'write', validity?: number) => {
+    const res = await http('POST', `/v2/project/${pid}/mqttuser`, { username, password: `${username}-password`, rights, validity })
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body))
+    return { username, password: `${username}-password`, id: res.body.resource.id as number }
+  }
+  const clients: MqttClient[] = []
+  t.teardown(() => Promise.all(clients.map((c) => c.endAsync(true))))
+  const connect = async (who: { username: string; password: string }, opts: IClientOptions & { via?: 'tls' | 'ws' | 'tcp' } = {}) => {
+    const { via = 'tls', ...rest } = opts
+    const { ports } = platform.broker
+    const url = via === 'tls' ? `mqtts://127.0.0.1:${ports.tls}` : via === 'ws' ? `wss://127.0.0.1:${ports.ws}` : `mqtt://127.0.0.1:${ports.tcp}`
+    const client = await mqtt.connectAsync(url, { ca, username: who.username, password: who.password, reconnectPeriod: 0, connectTimeout: 5000, ...rest })
+    clients.push(client)
+    return client
+  }
+  const read = async (pid: number, id: string, query = '') =>
+    (await http('GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=${encodeURIComponent(id)}${query}`)).body
+  return { platform, ca, http, project, account, connect, read }
+}
+
+export const until = async (cond: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> => {
+  const end = Date.now() + ms
+  while (Date.now() < end) {
+    if (await cond()) return true
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return false
+}

@@ -20,6 +20,13 @@ const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_
       Deletes the company with all its projects, users, roles and datapoints.
   admin create --company ID --email EMAIL [--password PW]
       Adds a further user holding the company's admin role.
+  project list [--company ID]
+  project set --id ID [--group NAME] [--handle NAME] [--hash-id-length 4..12] [--sampling-n N]
+      The MQTT topic prefix <group>/<handle> of a project (handles are unique), the length
+      of its hash identifiers and N of automatic sampling.
+  mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT]
+      A broker account WITHOUT expiry (operator-issued; the HTTP API only makes short-lived ones).
+  mqtt delete --username NAME
 `
 
 export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
@@ -31,6 +38,8 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       email: { type: 'string' }, password: { type: 'string' }, 'admin-email': { type: 'string' },
       'admin-password': { type: 'string' }, 'admin-first-name': { type: 'string' }, 'admin-last-name': { type: 'string' },
       yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
+      project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -91,6 +100,38 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         if (pw.generated) out(`generated password (shown once): ${pw.value}\n`)
         return 0
       }
+      case 'project list': {
+        const companies = values.company === undefined ? catalog.companies.list() : [catalog.companies.get(intOf('company'))]
+        for (const c of companies) {
+          for (const p of catalog.projects.listByCompany(c.id)) {
+            const s = catalog.projects.settings(p.id)
+            out(`${p.id}\t${c.name}\t${p.name}\t${s.load_balancing_group}/${s.project_handle}\thash_id_length=${s.hash_id_length}\n`)
+          }
+        }
+        return 0
+      }
+      case 'project set': {
+        const optInt = (name: 'hash-id-length' | 'sampling-n') => (values[name] === undefined ? undefined : intOf(name))
+        const s = catalog.projects.setMqtt(intOf('id'), { group: values.group, handle: values.handle, hashIdLength: optInt('hash-id-length'), samplingN: optInt('sampling-n') })
+        out(`project ${s.id}: topic prefix ${s.load_balancing_group}/${s.project_handle}, hash_id_length ${s.hash_id_length}, sampling N ${s.sampling_n}\n`)
+        return 0
+      }
+      case 'mqtt create': {
+        const projectId = intOf('project')
+        catalog.projects.get(projectId)
+        const rights = values.rights ?? 'read'
+        if (rights !== 'read' && rights !== 'write') throw new UsageError(`--rights must be read or write, got '${rights}'`)
+        const pw = password(values.password)
+        const a = catalog.mqttAccounts.create(projectId, { username: need('username'), password: pw.value, rights, description: values.description, validUntil: null })
+        const s = catalog.projects.settings(projectId)
+        out(`created MQTT account ${a.id} '${a.username}' (${a.rights}, no expiry) for ${s.load_balancing_group}/${s.project_handle}/#\n`)
+        if (pw.generated) out(`generated password (shown once): ${pw.value}\n`)
+        return 0
+      }
+      case 'mqtt delete':
+        if (!catalog.mqttAccounts.deleteByUsername(need('username'))) throw new UsageError(`no MQTT account '${values.username}'`)
+        out(`deleted MQTT account '${values.username}' (a running broker ends its connections within a second)\n`)
+        return 0
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`)
     }

@@ -63,6 +63,13 @@ export const endpoints: readonly Endpoint[] = [
   e(62, 'GET', '/v2/project/{project_id}/mqttusers', 'Project', 'List the project\'s MQTT accounts'),
   e(63, 'GET', '/v2/project/{project_id}/mqttuser/{mqttuser_id}', 'Project', 'Read an MQTT account'),
   e(64, 'DELETE', '/v2/project/{project_id}/mqttuser/{mqttuser_id}', 'Project', 'Delete an MQTT account and end its connections'),
+
+  e(70, 'POST', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Create a virtual datapoint'),
+  e(71, 'POST', '/v2/project/{project_id}/virtual_datapoint/run', 'Project', 'Start (run=true) or stop (run=false) a virtual datapoint'),
+  e(72, 'PUT', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Change the description of a virtual datapoint'),
+  e(73, 'DELETE', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Delete a stopped virtual datapoint'),
+  e(74, 'GET', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Read a virtual datapoint with its log'),
+  e(75, 'GET', '/v2/project/{project_id}/virtual_datapoints', 'Project', 'List virtual datapoints: search, filter by status_code, pages'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

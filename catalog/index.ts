@@ -3,6 +3,7 @@ import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
 import { EntityTags } from './entity-tags.ts'
+import { VirtualDatapoints } from './virtual-datapoints.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
@@ -19,6 +20,7 @@ export class Catalog {
   readonly tokens: Tokens
   readonly mqttAccounts: MqttAccounts
   readonly entityTags: EntityTags
+  readonly virtualDatapoints: VirtualDatapoints
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -29,6 +31,7 @@ export class Catalog {
     this.tokens = new Tokens(db)
     this.mqttAccounts = new MqttAccounts(db)
     this.entityTags = new EntityTags(db)
+    this.virtualDatapoints = new VirtualDatapoints(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

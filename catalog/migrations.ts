@@ -120,4 +120,29 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (device, datapoint)
   ) WITHOUT ROWID;
   `,
+  // 3: virtual datapoints (spec 2): definitions, their status and status-change log, and the
+  //    per-project switch that enables them
+  `
+  ALTER TABLE projects ADD COLUMN vdp_enabled INTEGER NOT NULL DEFAULT 1;
+  CREATE TABLE virtual_datapoints (
+    id INTEGER PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    pins TEXT NOT NULL,
+    parameters TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (project_id, datapoint_id)
+  );
+  CREATE TABLE vdp_logs (
+    seq INTEGER PRIMARY KEY,
+    vdp INTEGER NOT NULL REFERENCES virtual_datapoints(id) ON DELETE CASCADE,
+    ts TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    message TEXT NOT NULL
+  );
+  CREATE INDEX vdp_logs_vdp ON vdp_logs(vdp, seq);
+  `,
 ]

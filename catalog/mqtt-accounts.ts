@@ -78,6 +78,12 @@ export class MqttAccounts {
     return names
   }
 
+  /** Every valid account: id → valid_until (null = no expiry). */
+  validUntilById(): Map<number, number | null> {
+    const rows = this.sql('SELECT id, valid_until FROM mqtt_accounts WHERE valid_until IS NULL OR valid_until > ?').all(this.now()) as { id: number; valid_until: number | null }[]
+    return new Map(rows.map((r) => [r.id, r.valid_until]))
+  }
+
   /** The earliest expiry still ahead, ms since the epoch. */
   nextExpiry(): number | undefined {
     return (this.sql('SELECT min(valid_until) FROM mqtt_accounts WHERE valid_until IS NOT NULL').pluck().get() as number | null) ?? undefined

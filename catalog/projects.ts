@@ -11,6 +11,9 @@ const TOPIC_PART = /^[A-Za-z0-9_-]{1,64}$/
 export class Projects {
   private readonly sql: ReturnType<typeof statements>
 
+  /** Whether new projects are enabled for virtual datapoints (configuration). */
+  vdpEnabledByDefault = true
+
   constructor (private readonly db: Db, private readonly roles: Roles) {
     this.sql = statements(db)
   }
@@ -21,7 +24,7 @@ export class Projects {
       const id = Number(this.sql('INSERT INTO projects (company_id, name, description, created_at) VALUES (?, ?, ?, ?)')
         .run(companyId, f.name, f.description ?? '', Date.now()).lastInsertRowid)
       // Default topic handle; unique because the id is. The operator may change it (CLI).
-      this.sql('UPDATE projects SET project_handle = ? WHERE id = ?').run(`p${id}`, id)
+      this.sql('UPDATE projects SET project_handle = ?, vdp_enabled = ? WHERE id = ?').run(`p${id}`, this.vdpEnabledByDefault ? 1 : 0, id)
       const role = this.roles.create(companyId, id, { name: 'admin', description: 'All permissions of the project', authed_tags: [ALL_DATAPOINTS] }, true)
       if (creatorUserId !== null) this.roles.assign(creatorUserId, role.id)
       return { project: this.get(id), role }
@@ -50,6 +53,16 @@ export class Projects {
   /** The project addressed by an MQTT topic prefix `<group>/<handle>`. */
   findByTopic(group: string, handle: string): ProjectSettings | undefined {
     return this.sql(`SELECT ${SETTINGS} FROM projects WHERE project_handle = ? AND load_balancing_group = ?`).get(handle, group) as ProjectSettings | undefined
+  }
+
+  /** Whether virtual datapoints may be created and run in the project (operator switch). */
+  vdpEnabled(id: number): boolean {
+    return this.sql('SELECT vdp_enabled FROM projects WHERE id = ?').pluck().get(id) === 1
+  }
+
+  setVdpEnabled(id: number, enabled: boolean): void {
+    this.get(id)
+    this.sql('UPDATE projects SET vdp_enabled = ? WHERE id = ?').run(enabled ? 1 : 0, id)
   }
 
   /** Operator settings of the MQTT interface; a new hash-id length re-derives every hash id. */

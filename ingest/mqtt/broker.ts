@@ -123,16 +123,17 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const clientsOf = (pred: (s: MqttSession) => boolean): LintelClient[] =>
     Object.values((broker as unknown as { clients: Record<string, LintelClient> }).clients).filter((c) => c.lintel && pred(c.lintel))
 
-  // Expiry (spec 1 lifecycle): remove expired accounts; end connections past their validity
-  // unless the account was extended meanwhile (PUT with `validity`).
+  // Expiry (spec 1 lifecycle) and revocation by the operator tool (another process): every
+  // tick removes expired accounts and ends connections whose account is no longer valid.
   const expiry = setInterval(() => {
     try {
       catalog.mqttAccounts.removeExpired()
-      const now = Date.now()
-      for (const c of clientsOf((s) => s.validUntil !== null && s.validUntil <= now)) {
-        const fresh = catalog.mqttAccounts.findValid(c.lintel!.username)
-        if (fresh && fresh.id === c.lintel!.accountId) c.lintel!.validUntil = fresh.valid_until
-        else c.close()
+      const clients = clientsOf(() => true)
+      if (clients.length === 0) return
+      const valid = catalog.mqttAccounts.validUntilById()
+      for (const c of clients) {
+        if (!valid.has(c.lintel!.accountId)) c.close()
+        else c.lintel!.validUntil = valid.get(c.lintel!.accountId)!
       }
     } catch (err) {
       log.error({ err }, 'mqtt: expiry check failed')

@@ -1,0 +1,105 @@
+// Definitions of virtual datapoints (spec 2) with their status and status-change log.
+// The status codes and texts are the spec's table; transitions are driven by the API and the
+// engine's runtime, which call setStatus with a message naming the requesting user.
+import { statements, type Db } from './db.ts'
+import { ConflictError, NotFoundError } from './errors.ts'
+
+export const STATUS_TEXT: Record<number, string> = {
+  100: 'Created', 101: 'Creation failed', 102: 'Ready to start',
+  200: 'Starting', 201: 'Start failed', 202: 'Running',
+  300: 'Stopping', 301: 'Stop failed', 302: 'Stopped', 303: 'Stopped due to technical maintenance', 304: 'Health check failed',
+  500: 'Deleting', 501: 'Delete failed',
+}
+
+export interface VdpLogEntry { message: string; status_code: number; status_text: string; ts: string; type: 'status_change' }
+
+export interface VdpRecord {
+  id: number
+  project_id: number
+  dataPointID: string
+  type: string
+  description: string
+  pins: Record<string, unknown>
+  parameters: Record<string, unknown>
+  status_code: number
+}
+
+interface Row { id: number; project_id: number; datapoint_id: string; type: string; description: string; pins: string; parameters: string; status_code: number }
+
+const toRecord = (r: Row): VdpRecord => ({
+  id: r.id, project_id: r.project_id, dataPointID: r.datapoint_id, type: r.type, description: r.description,
+  pins: JSON.parse(r.pins), parameters: JSON.parse(r.parameters), status_code: r.status_code,
+})
+
+/** Nanoseconds since the epoch as text (the spec's `ts`), from the millisecond clock. */
+const nowNs = (ms: number): string => (BigInt(ms) * 1_000_000n).toString()
+
+export class VirtualDatapoints {
+  private readonly sql: ReturnType<typeof statements>
+
+  constructor (private readonly db: Db, private readonly now: () => number = Date.now) {
+    this.sql = statements(db)
+  }
+
+  create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object }, message: string): VdpRecord {
+    if (this.find(projectId, v.dataPointID)) throw new ConflictError(`A virtual datapoint '${v.dataPointID}' already exists in project ${projectId}`)
+    return this.db.transaction(() => {
+      const id = Number(this.sql('INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at) VALUES (?, ?, ?, ?, ?, ?, 100, ?)')
+        .run(projectId, v.dataPointID, v.type, v.description, JSON.stringify(v.pins), JSON.stringify(v.parameters), this.now()).lastInsertRowid)
+      this.log(id, 100, message)
+      return this.byId(id)
+    })()
+  }
+
+  find(projectId: number, dataPointID: string): VdpRecord | undefined {
+    const row = this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? AND datapoint_id = ?').get(projectId, dataPointID) as Row | undefined
+    return row && toRecord(row)
+  }
+
+  get(projectId: number, dataPointID: string): VdpRecord {
+    const v = this.find(projectId, dataPointID)
+    if (!v) throw new NotFoundError(`Virtual datapoint '${dataPointID}' not found in project ${projectId}`)
+    return v
+  }
+
+  byId(id: number): VdpRecord {
+    const row = this.sql('SELECT * FROM virtual_datapoints WHERE id = ?').get(id) as Row | undefined
+    if (!row) throw new NotFoundError(`Virtual datapoint ${id} not found`)
+    return toRecord(row)
+  }
+
+  listByProject(projectId: number): VdpRecord[] {
+    return (this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? ORDER BY datapoint_id').all(projectId) as Row[]).map(toRecord)
+  }
+
+  /** Virtual datapoints whose status says they should run (restart after a process restart). */
+  listRunning(): VdpRecord[] {
+    return (this.sql('SELECT * FROM virtual_datapoints WHERE status_code IN (200, 202) ORDER BY id').all() as Row[]).map(toRecord)
+  }
+
+  setStatus(id: number, code: number, message: string): VdpRecord {
+    this.db.transaction(() => {
+      this.sql('UPDATE virtual_datapoints SET status_code = ? WHERE id = ?').run(code, id)
+      this.log(id, code, message)
+    })()
+    return this.byId(id)
+  }
+
+  setDescription(id: number, description: string): VdpRecord {
+    this.sql('UPDATE virtual_datapoints SET description = ? WHERE id = ?').run(description, id)
+    return this.byId(id)
+  }
+
+  remove(id: number): void {
+    this.sql('DELETE FROM virtual_datapoints WHERE id = ?').run(id)
+  }
+
+  logs(id: number): VdpLogEntry[] {
+    return (this.sql('SELECT ts, status_code, message FROM vdp_logs WHERE vdp = ? ORDER BY seq').all(id) as { ts: string; status_code: number; message: string }[])
+      .map((l) => ({ message: l.message, status_code: l.status_code, status_text: STATUS_TEXT[l.status_code] ?? String(l.status_code), ts: l.ts, type: 'status_change' }))
+  }
+
+  private log(id: number, code: number, message: string): void {
+    this.sql('INSERT INTO vdp_logs (vdp, ts, status_code, message) VALUES (?, ?, ?, ?)').run(id, nowNs(this.now()), code, message)
+  }
+}

@@ -1,0 +1,52 @@
+// The in-process observation log of the embedded default (DESIGN.md "Two ways to run"):
+// every batch is published *after* the store made it durable, so whatever reacts to it
+// (virtual datapoints) only ever sees stored data. Subscribers ask for one series; the bus
+// walks each batch once and hands observations to the series' subscribers only.
+import { Observable, Subject } from 'rxjs'
+import type { Observation, TimeseriesStore } from './store/port.ts'
+
+export interface SeriesObservation { time: number; value: number }
+
+export class ObservationBus {
+  private readonly bySeries = new Map<number, Set<Subject<SeriesObservation>>>()
+
+  publish(batch: readonly Observation[]): void {
+    if (this.bySeries.size === 0) return
+    for (const o of batch) {
+      const subs = this.bySeries.get(o.series)
+      if (subs) for (const s of subs) s.next({ time: o.time, value: o.value })
+    }
+  }
+
+  /** Observations of one series as they are stored, from now on. */
+  series(series: number): Observable<SeriesObservation> {
+    return new Observable<SeriesObservation>((subscriber) => {
+      const subject = new Subject<SeriesObservation>()
+      const sub = subject.subscribe(subscriber)
+      let set = this.bySeries.get(series)
+      if (!set) this.bySeries.set(series, set = new Set())
+      set.add(subject)
+      return () => {
+        sub.unsubscribe()
+        set!.delete(subject)
+        if (set!.size === 0) this.bySeries.delete(series)
+      }
+    })
+  }
+}
+
+/** The store, publishing each appended batch on the bus once it is durable. */
+export function observedStore(store: TimeseriesStore, bus: ObservationBus): TimeseriesStore {
+  return {
+    append: async (batch) => {
+      await store.append(batch)
+      bus.publish(batch)
+    },
+    read: (s, q) => store.read(s, q),
+    sample: (s, q) => store.sample(s, q),
+    count: (s, a, b) => store.count(s, a, b),
+    listSeries: () => store.listSeries(),
+    deleteSeries: (s) => store.deleteSeries(s),
+    close: () => store.close(),
+  }
+}

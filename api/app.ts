@@ -19,6 +19,8 @@ import { projectRoleRoutes } from './routes/project-roles.ts'
 import { projectRoutes } from './routes/projects.ts'
 import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
+import { vdpRoutes } from './routes/virtual-datapoints.ts'
+import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
@@ -38,6 +40,10 @@ export interface AppDeps {
   spoolDir?: string
   /** Called when an MQTT account is deleted or its credentials change: end its connections. */
   onMqttAccountRevoked?: (username: string) => void
+  /** Counters of the ingest path (the broker's metrics), served at GET /v2/system/metrics. */
+  metrics?: () => Record<string, number>
+  /** Runs virtual datapoints (engine); without it their routes are not served. */
+  vdpRunner?: VdpRunner
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
 }
@@ -87,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installErrorHandling(app)
   installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
-  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted }
+  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -96,9 +102,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoutes, ctx)
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
+  if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   return app
 }
 
-export type RouteContext = { catalog: Catalog; store: TimeseriesStore; tokenTtlSeconds: number; onProjectDeleted?: (projectId: number) => void }
+export interface RouteContext {
+  catalog: Catalog
+  store: TimeseriesStore
+  tokenTtlSeconds: number
+  onProjectDeleted?: (projectId: number) => void
+  metrics?: () => Record<string, number>
+}

@@ -24,6 +24,8 @@ const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_
   project set --id ID [--group NAME] [--handle NAME] [--hash-id-length 4..12] [--sampling-n N]
       The MQTT topic prefix <group>/<handle> of a project (handles are unique), the length
       of its hash identifiers and N of automatic sampling.
+  project vdp --id ID (--enable | --disable)
+      Switches virtual datapoints on or off for a project (new projects: LINTEL_VDP_DEFAULT).
   mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT]
       A broker account WITHOUT expiry (operator-issued; the HTTP API only makes short-lived ones).
   mqtt delete --username NAME
@@ -40,6 +42,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
+      enable: { type: 'boolean' }, disable: { type: 'boolean' },
     },
   })
   const command = positionals.join(' ')
@@ -114,6 +117,13 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         const optInt = (name: 'hash-id-length' | 'sampling-n') => (values[name] === undefined ? undefined : intOf(name))
         const s = catalog.projects.setMqtt(intOf('id'), { group: values.group, handle: values.handle, hashIdLength: optInt('hash-id-length'), samplingN: optInt('sampling-n') })
         out(`project ${s.id}: topic prefix ${s.load_balancing_group}/${s.project_handle}, hash_id_length ${s.hash_id_length}, sampling N ${s.sampling_n}\n`)
+        return 0
+      }
+      case 'project vdp': {
+        if (values.enable === values.disable) throw new UsageError("give exactly one of --enable or --disable for 'project vdp'")
+        const id = intOf('id')
+        catalog.projects.setVdpEnabled(id, values.enable === true)
+        out(`virtual datapoints ${values.enable ? 'enabled' : 'disabled'} for project ${id}\n`)
         return 0
       }
       case 'mqtt create': {

@@ -13,6 +13,8 @@ export interface Config {
   ingestBodyLimit: number
   /** Largest CSV upload, bytes. */
   uploadLimit: number
+  /** Whether new projects may use virtual datapoints. */
+  vdpDefaultEnabled: boolean
   mqtt: {
     tlsPort: number
     wsPort: number
@@ -56,7 +58,13 @@ export function loadConfig(env: Source = process.env): Config {
     tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
+    vdpDefaultEnabled: true,
     mqtt: { tlsPort: 8884, wsPort: 9001 },
+  }
+  const vdp = source.LINTEL_VDP_DEFAULT
+  if (vdp !== undefined) {
+    if (vdp !== 'enabled' && vdp !== 'disabled') problems.push(`LINTEL_VDP_DEFAULT must be enabled or disabled, got '${vdp}'`)
+    config.vdpDefaultEnabled = vdp !== 'disabled'
   }
   const certFile = source.LINTEL_MQTT_CERT_FILE
   const keyFile = source.LINTEL_MQTT_KEY_FILE

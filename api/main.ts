@@ -4,7 +4,9 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino from 'pino'
 import { Catalog } from '../catalog/index.ts'
+import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
+import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker } from '../ingest/mqtt/broker.ts'
@@ -29,7 +31,12 @@ export async function start(config: Config) {
   // Aborting CSV imports spool the upload here, beside the data rather than in a small /tmp.
   const spoolDir = join(config.dataDir, 'spool')
   mkdirSync(spoolDir, { recursive: true })
-  const store = await openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
+  // Every write goes through the observed store: once durable, it is published on the bus
+  // that virtual datapoints listen to (storage-first).
+  const bus = new ObservationBus()
+  const store = observedStore(await openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger }), bus)
+  catalog.projects.vdpEnabledByDefault = config.vdpDefaultEnabled
+  const vdpRuntime = new VdpRuntime({ catalog, store, bus, log: logger.child({ component: 'vdp' }) })
 
   const tls = await loadTlsMaterial({ dataDir: config.dataDir, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile })
   if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
@@ -44,15 +51,19 @@ export async function start(config: Config) {
     tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
     onMqttAccountRevoked: (username) => broker.revoke(username),
     onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
+    metrics: () => broker.metrics(),
+    vdpRunner: vdpRuntime,
   })
   const address = await app.listen({ host: config.host, port: config.httpPort })
+  await vdpRuntime.resume()
   const stop = async () => {
+    vdpRuntime.stopAll()
     await app.close()
     await broker.close()
     await store.close()
     catalog.close()
   }
-  return { app, broker, catalog, store, address, caFile: tls.certPath, stop }
+  return { app, broker, catalog, store, vdpRuntime, address, caFile: tls.certPath, stop }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -29,6 +29,7 @@ export const endpoints: readonly Endpoint[] = [
   e(6, 'POST', '/v2/auth/token', 'User', 'Exchange a login (HTTP Basic) for a bearer token'),
   e(7, 'DELETE', '/v2/auth/token', 'User', 'Revoke the bearer token used for this call'),
 
+  e(8, 'GET', '/v2/system/metrics', 'Company', 'Counters of the ingest path: MQTT broker, ingest queue, lines stored and dropped'),
   e(10, 'GET', '/v2/company', 'Company', 'The caller\'s company with its projects and users'),
   e(11, 'POST', '/v2/company/project', 'Company', 'Create a project'),
   e(12, 'POST', '/v2/project', 'Company', 'Create a project (same as 11)'),

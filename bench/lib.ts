@@ -8,7 +8,7 @@ import { join } from 'node:path'
 export const ADMIN = { email: 'bench@lintel.test', password: 'bench-password' }
 export const basicHeader = 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')
 
-export interface Server { url: string; child: ChildProcess; stop: () => Promise<void> }
+export interface Server { url: string; child: ChildProcess; mqtt: { tls: number; ws: number; tcp?: number }; caFile: string; stop: () => Promise<void> }
 
 /** Starts `npm start`'s entry point on a fresh data directory and an ephemeral port. */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
@@ -25,13 +25,16 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += d
-      const m = out.match(/listening on (http:\/\/\S+)/)
+      const m = out.match(/listening on (http:\/\/\S+)\n.*\n/)
       if (m) resolve(m[1])
     })
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${out}`)))
   })
+  const port = (re: RegExp) => { const m = re.exec(out); return m ? Number(m[1]) : undefined }
   return {
     url, child,
+    mqtt: { tls: port(/mqtts:\/\/[^:]+:(\d+)/)!, ws: port(/wss:\/\/[^:]+:(\d+)/)!, tcp: port(/ mqtt:\/\/[^:]+:(\d+)/) },
+    caFile: /CA file (\S+)\)/.exec(out)![1],
     stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); rmSync(dataDir, { recursive: true, force: true }) },
   }
 }
@@ -59,4 +62,15 @@ export async function peakRssMb(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises')
   const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))
   return m ? Math.round(Number(m[1]) / 1024) : NaN
+}
+
+/** POST as the bench admin; returns the parsed answer or throws. */
+export async function api(server: Server, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(server.url + path, {
+    method, headers: { authorization: basicHeader, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const answer = await res.json()
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(answer)}`)
+  return answer
 }

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { RouteContext } from '../app.ts'
 import { at, endpoints } from '../registry.ts'
 
-export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app) => {
+export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {
   app.route({
     ...at(5),
     schema: {
@@ -15,6 +15,11 @@ export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app) => {
       },
     },
     handler: async () => endpoints,
+  })
+  app.route({
+    ...at(8),
+    schema: { response: { 200: Type.Record(Type.String(), Type.Number()) } },
+    handler: async () => ctx.metrics?.() ?? {},
   })
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/v2/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))

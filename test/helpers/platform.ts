@@ -6,12 +6,15 @@ import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
 import type { TimeseriesStore } from '../../engine/store/port.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
+import { ObservationBus, observedStore } from '../../engine/observation-bus.ts'
+import { VdpRuntime } from '../../engine/vdp/runtime.ts'
 
 export interface Login { email: string; password: string }
 export interface Platform {
   app: FastifyInstance
   catalog: Catalog
   admin: Login & { id: number; companyId: number }
+  vdpRuntime: VdpRuntime
   call: (who: Login | string | null, method: InjectOptions['method'], url: string, body?: unknown) => Promise<{ status: number; body: any }>
 }
 
@@ -22,9 +25,12 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
   const { user } = catalog.createCompanyWithAdmin(company, admin)
-  const store = opts.store ?? await openSqliteStore({ dir: t.testdir() })
-  const app = await buildApp({ catalog, store, logger: false })
-  t.teardown(async () => { await app.close(); catalog.close(); if (!opts.store) await store.close() })
+  const raw = opts.store ?? await openSqliteStore({ dir: t.testdir() })
+  const bus = new ObservationBus()
+  const store = observedStore(raw, bus)
+  const vdpRuntime = new VdpRuntime({ catalog, store, bus, log: { info: () => {}, error: () => {} } })
+  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime })
+  t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); catalog.close(); if (!opts.store) await raw.close() })
   const call: Platform['call'] = async (who, method, url, body) => {
     const headers: Record<string, string> = {}
     if (who !== null) headers.authorization = typeof who === 'string' ? `Bearer ${who}` : basic(who)
@@ -33,7 +39,7 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
     try { parsed = JSON.parse(res.body) } catch { /* not JSON */ }
     return { status: res.statusCode, body: parsed }
   }
-  return { app, catalog, admin: { ...admin, id: user.id, companyId: user.company_id }, call }
+  return { app, catalog, vdpRuntime, admin: { ...admin, id: user.id, companyId: user.company_id }, call }
 }
 
 /** Creates a user in the admin's company through the API and returns its login. */

@@ -1,0 +1,190 @@
+// Virtual datapoints (spec 2, endpoints under /v2/project/{project_id}) and their state
+// machine: create → Created (100) → Ready to start (102) automatically; run=true → Starting
+// (200) → Running (202) or Start failed (201); run=false → Stopping (300) → Stopped (302);
+// DELETE (only when not running) → Deleting (500), then the record is removed.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { ConflictError, InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
+import { STATUS_TEXT, type VdpRecord } from '../../catalog/virtual-datapoints.ts'
+import { parseVdpConfig, VdpConfigError } from '../../engine/vdp/config.ts'
+import type { VdpRunner } from '../../engine/vdp/runner.ts'
+import type { RouteContext } from '../app.ts'
+import { created } from '../envelope.ts'
+import { canAccessDatapoint } from '../permissions.ts'
+import { at } from '../registry.ts'
+import { Envelope, ProjectParams } from '../schemas.ts'
+
+const Log = Type.Object({ message: Type.String(), status_code: Type.Integer(), status_text: Type.String(), ts: Type.String(), type: Type.String() })
+const Vdp = Type.Object({
+  dataPointID: Type.String(), type: Type.String(), description: Type.String(), status: Type.String(), status_code: Type.Integer(),
+  pins: Type.Record(Type.String(), Type.Unknown()), parameters: Type.Record(Type.String(), Type.Unknown()), logs: Type.Array(Log),
+})
+const Ident = Type.String({ minLength: 1, maxLength: 1000 })
+const ByIdQuery = Type.Object({ dataPointID: Ident }, { additionalProperties: false })
+const RUNNING = new Set([200, 202, 300])
+
+export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }> = async (base, ctx) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const { catalog, runner } = ctx
+  const vdps = catalog.virtualDatapoints
+  const view = (v: VdpRecord) => ({
+    dataPointID: v.dataPointID, type: v.type, description: v.description, status: STATUS_TEXT[v.status_code], status_code: v.status_code,
+    pins: v.pins, parameters: v.parameters, logs: vdps.logs(v.id),
+  })
+  const who = (req: FastifyRequest) => req.caller.user.email
+  /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
+  const readable = (req: FastifyRequest, no: number, dataPointID: string): VdpRecord => {
+    const v = vdps.find(req.project.id, dataPointID)
+    const dp = catalog.datapoints.find(req.project.id, dataPointID) ?? { dataPointID, tags: {} }
+    if (!v || !canAccessDatapoint(req.permissions.datapointFilter(no, req.project.id), dp, 'read')) {
+      throw new NotFoundError(`Virtual datapoint '${dataPointID}' not found in project ${req.project.id}`)
+    }
+    return v
+  }
+
+  app.route({
+    ...at(70),
+    schema: {
+      params: ProjectParams,
+      querystring: Type.Object({ dataPointID: Ident, type: Type.String({ maxLength: 64 }), description: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false }),
+      body: Type.Object({ pins: Type.Record(Type.String(), Type.Unknown()), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: false }),
+      response: { 201: Envelope(Vdp) },
+    },
+    handler: async (req, reply) => {
+      const pid = req.project.id
+      const { dataPointID, type, description = '' } = req.query
+      if (!catalog.projects.vdpEnabled(pid)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${pid}; the operator enables them with 'lintel project vdp --id ${pid} --enable'`)
+      let config
+      try {
+        config = parseVdpConfig(type, { pins: req.body.pins, parameters: req.body.parameters ?? {} })
+      } catch (err) {
+        if (err instanceof VdpConfigError) throw new InvalidInputError(err.message)
+        throw err
+      }
+      if (vdps.find(pid, dataPointID)) throw new ConflictError(`A virtual datapoint '${dataPointID}' is already active in project ${pid}`)
+      // Permitted: read on every input, write on the output.
+      const filter = req.permissions.datapointFilter(70, pid)
+      const inputs = config.pins.map((p) => p.dataPointID)
+      for (const id of inputs) {
+        if (!canAccessDatapoint(filter, catalog.datapoints.find(pid, id) ?? { dataPointID: id, tags: {} }, 'read')) throw new InvalidInputError(`No read access to the input datapoint '${id}'`)
+      }
+      if (!canAccessDatapoint(filter, catalog.datapoints.find(pid, dataPointID) ?? { dataPointID, tags: {} }, 'write')) throw new InvalidInputError(`No write access to the datapoint '${dataPointID}'`)
+      assertNoCycle(dataPointID, inputs, (id) => vdps.find(pid, id))
+      const v = catalog.transaction(() => {
+        catalog.datapoints.ensure(pid, [dataPointID, ...inputs])
+        return vdps.create(pid, { dataPointID, type: config.type, description, pins: req.body.pins, parameters: req.body.parameters ?? {} }, `Created by ${who(req)}`)
+      })
+      // Created → Ready to start happens on its own, right after the reply.
+      setImmediate(() => { try { if (vdps.byId(v.id).status_code === 100) vdps.setStatus(v.id, 102, '') } catch { /* deleted meanwhile */ } })
+      return created(reply, view(v))
+    },
+  })
+
+  app.route({
+    ...at(71),
+    schema: {
+      params: ProjectParams,
+      querystring: Type.Object({ dataPointID: Ident, run: Type.Boolean() }, { additionalProperties: false }),
+      response: { 200: Vdp },
+    },
+    handler: async (req) => {
+      let v = readable(req, 71, req.query.dataPointID)
+      if (req.query.run) {
+        if (RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is already running`)
+        if (v.status_code === 500) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is being deleted`)
+        if (!catalog.projects.vdpEnabled(req.project.id)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${req.project.id}`)
+        vdps.setStatus(v.id, 200, `Run requested by ${who(req)}`)
+        try {
+          await runner.start(vdps.byId(v.id))
+          v = vdps.setStatus(v.id, 202, '')
+        } catch (err) {
+          v = vdps.setStatus(v.id, 201, `Start failed: ${(err as Error).message}`)
+        }
+        return view(v)
+      }
+      if (!RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is not running`)
+      vdps.setStatus(v.id, 300, `Stop requested by ${who(req)}`)
+      runner.stop(v.id)
+      return view(vdps.setStatus(v.id, 302, ''))
+    },
+  })
+
+  app.route({
+    ...at(72),
+    schema: {
+      params: ProjectParams, querystring: ByIdQuery,
+      body: Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
+      response: { 200: Vdp },
+    },
+    handler: async (req) => view(vdps.setDescription(readable(req, 72, req.query.dataPointID).id, req.body.description)),
+  })
+
+  app.route({
+    ...at(73),
+    schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
+    handler: async (req) => {
+      const v = readable(req, 73, req.query.dataPointID)
+      if (RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is running: stop it (run=false) before deleting it`)
+      const answer = view(vdps.setStatus(v.id, 500, `Delete requested by ${who(req)}`))
+      vdps.remove(v.id)
+      return answer
+    },
+  })
+
+  app.route({
+    ...at(74),
+    schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
+    handler: async (req) => view(readable(req, 74, req.query.dataPointID)),
+  })
+
+  app.route({
+    ...at(75),
+    schema: {
+      params: ProjectParams,
+      querystring: Type.Object({
+        search: Type.Optional(Type.String({ maxLength: 200 })),
+        filter: Type.Optional(Type.String({ maxLength: 200 })),
+        page: Type.Optional(Type.Integer({ minimum: 1 })),
+        per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+      }, { additionalProperties: false }),
+      response: {
+        200: Type.Object({
+          items: Type.Array(Type.Object({ dataPointID: Type.String(), status: Type.String() })),
+          meta: Type.Object({ current_page: Type.Integer(), items_per_page: Type.Integer(), total_items: Type.Integer(), total_pages: Type.Integer() }),
+        }),
+      },
+    },
+    handler: async (req) => {
+      const { search, filter, page = 1, per_page: perPage = 20 } = req.query
+      let statusCode: number | undefined
+      if (filter !== undefined) {
+        const m = /^status_code=(\d{3})$/.exec(filter.trim())
+        if (!m) throw new InvalidInputError(`Unsupported filter '${filter}': only status_code=<code> is supported`)
+        statusCode = Number(m[1])
+      }
+      const access = req.permissions.datapointFilter(75, req.project.id)
+      const needle = search?.toLowerCase()
+      const all = vdps.listByProject(req.project.id).filter((v) =>
+        (statusCode === undefined || v.status_code === statusCode) &&
+        (needle === undefined || v.dataPointID.toLowerCase().includes(needle) || v.description.toLowerCase().includes(needle)) &&
+        canAccessDatapoint(access, catalog.datapoints.find(req.project.id, v.dataPointID) ?? { dataPointID: v.dataPointID, tags: {} }, 'read'))
+      const items = all.slice((page - 1) * perPage, page * perPage).map((v) => ({ dataPointID: v.dataPointID, status: STATUS_TEXT[v.status_code] }))
+      return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
+    },
+  })
+}
+
+/** A virtual datapoint may not depend on itself, directly or through other ones. */
+function assertNoCycle(output: string, inputs: string[], vdpOf: (id: string) => VdpRecord | undefined): void {
+  const seen = new Set<string>()
+  const stack = [...inputs]
+  while (stack.length > 0) {
+    const id = stack.pop()!
+    if (id === output) throw new InvalidInputError(`Cycle: '${output}' would depend on itself through its inputs`)
+    if (seen.has(id)) continue
+    seen.add(id)
+    const v = vdpOf(id)
+    if (v) for (const pin of Object.values(v.pins)) if (pin && typeof pin === 'object' && 'dataPointID' in pin) stack.push(String((pin as { dataPointID: unknown }).dataPointID))
+  }
+}

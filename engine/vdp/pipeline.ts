@@ -1,0 +1,89 @@
+// Assembles the stream of one virtual datapoint from its configuration (DESIGN.md "Data flow":
+// pin windows → aggregates → formula). Per pin:
+//
+//   input → pinWindow(data_range) → aggregateWith(aggregate) → pinTrigger(trigger)
+//
+// then combinePins (the latest value of every pin) → calculate (formula, counter, humidity).
+//
+// The gradient is the exception: its rule is over "the last two observations" of its one pin,
+// so its window is always the last two raw observations by event time (count 2), whatever
+// data_range says, and aggregate is not used; the gradient of that window, stamped with the
+// newer observation's time, then goes through the pin's trigger (a minute trigger writes the
+// latest gradient once a minute). A late observation that lands between the two newest ones
+// recomputes the gradient for the newest time.
+//
+// Which pins the calculation waits for (combinePins `required`): formula and counter wait for
+// every pin the formula refers to (a declared pin the formula does not use never holds it back,
+// though its values still cause a calculation); absolute humidity waits for relative_humidity
+// and temperature, pressure is optional and is the standard atmosphere until it has a value.
+//
+// The result is cold: every subscription runs its own windows, triggers and counter total.
+import { asyncScheduler, EMPTY, filter, map, type Observable, type SchedulerLike } from 'rxjs'
+import { compileFormula } from '../../formulas/index.ts'
+import { type Calculator, CounterCalculator, formulaCalculator, gradient, humidityCalculator } from './calculators.ts'
+import { aggregateWith } from './operators/aggregate-with.ts'
+import { calculate } from './operators/calculate.ts'
+import { combinePins, type PinSource } from './operators/combine-pins.ts'
+import { pinTrigger } from './operators/pin-trigger.ts'
+import { pinWindow } from './operators/pin-window.ts'
+import type { Obs, PinConfig, VdpConfig } from './types.ts'
+
+export interface PipelineOptions {
+  /** Clock of the time triggers and of coalescing; asyncScheduler by default. */
+  scheduler?: SchedulerLike
+  /** A counter's last stored total, so a restarted counter continues (default: default_init_value). */
+  initialCounter?: number
+}
+
+/**
+ * The output observations of a virtual datapoint. `inputs(pinName)` gives the observations of
+ * the pin's input datapoint (in any order; windows sort by event time).
+ */
+export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Observable<Obs>, opts: PipelineOptions = {}): Observable<Obs> {
+  const scheduler = opts.scheduler ?? asyncScheduler
+  const names = config.pins.map((p) => p.name)
+  const pinStream = (pin: PinConfig): Observable<Obs> =>
+    inputs(pin.name).pipe(pinWindow(pin.range), aggregateWith(pin.aggregate), pinTrigger(pin.trigger, scheduler))
+  const source = (pin: PinConfig, required: boolean): PinSource =>
+    ({ source: pinStream(pin), required, coalesce: pin.trigger !== 'every_value' })
+
+  switch (config.type) {
+    case 'gradient': {
+      const pin = config.pins[0]
+      const factor = config.parameters.factorization
+      return inputs(pin.name).pipe(
+        pinWindow({ kind: 'count', n: 2 }),
+        map((w): Obs | null => {
+          const value = gradient(w, factor)
+          return value === null ? null : { time: w[w.length - 1].time, value }
+        }),
+        filter((o): o is Obs => o !== null),
+        pinTrigger(pin.trigger, scheduler),
+      )
+    }
+    case 'formula':
+    case 'counter': {
+      const compiled = compileFormula(config.parameters.formula, names)
+      const used = new Set(compiled.inputs)
+      const pins = config.pins.map((p) => source(p, used.has(p.name)))
+      let calc: Calculator | (() => Calculator)
+      if (config.type === 'formula') {
+        calc = formulaCalculator(compiled)
+      } else {
+        const start = opts.initialCounter ?? config.parameters.default_init_value
+        calc = () => new CounterCalculator(compiled, start)
+      }
+      return combinePins(pins, scheduler).pipe(calculate(calc))
+    }
+    case 'absolute_humidity': {
+      // Always three slots [relative_humidity, temperature, pressure], whatever the body's order.
+      const byName = new Map(config.pins.map((p) => [p.name, p]))
+      const slot = (name: string, required: boolean): PinSource => {
+        const pin = byName.get(name)
+        return pin ? source(pin, required) : { source: EMPTY, required: false } // not configured: no values, completes at once
+      }
+      const pins = [slot('relative_humidity', true), slot('temperature', true), slot('pressure', false)]
+      return combinePins(pins, scheduler).pipe(calculate(humidityCalculator(config.parameters)))
+    }
+  }
+}

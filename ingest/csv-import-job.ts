@@ -11,8 +11,8 @@ import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InvalidInputError } from '../catalog/errors.ts'
-import { lineErrorMessage, parseCsvStream, type CsvDialect, type CsvLineError, type CsvProgress, type CsvRow } from './csv/import.ts'
-import type { ObservationWriter, WriteCheck } from './observation-writer.ts'
+import { lineErrorMessage, parseCsvStream, type CsvDialect, type CsvLineError, type CsvProgress } from './csv/import.ts'
+import type { ImportWriter } from './import-writer.ts'
 
 export const MAX_LISTED_ERRORS = 10_000
 
@@ -30,13 +30,14 @@ export interface ProgressLog { info(obj: object, msg: string): void }
 export interface ImportJob {
   projectId: number
   input: AsyncIterable<Buffer>
-  writer: ObservationWriter
-  canWrite: WriteCheck
+  /** A fresh writer for one pass over the file (ids and access cached for the import). */
+  writer: () => ImportWriter
   log: ProgressLog
   spoolDir?: string
 }
 
-const noWriteAccess = (id: string) => `No write access to datapoint '${id}'`
+/** Rows per parsed batch: large enough that a store commit carries many rows per series. */
+const BATCH = 50_000
 
 function progressLogger(log: ProgressLog, phase: string) {
   const started = Date.now()
@@ -44,19 +45,6 @@ function progressLogger(log: ProgressLog, phase: string) {
     const s = (Date.now() - started) / 1000
     log.info({ phase, lines: p.lines, rows: p.rows, errors: p.errors, mbytes: Math.round(p.bytes / 1e5) / 10, rows_per_s: Math.round(p.rows / Math.max(s, 0.001)), done: p.done }, 'csv import progress')
   }
-}
-
-/** Rows whose datapoint the caller may not write become line errors. */
-function splitByAccess(job: ImportJob, rows: CsvRow[]): { allowed: CsvRow[]; denied: CsvLineError[] } {
-  const denied = job.writer.deniedIdentifiers(job.projectId, rows.map((r) => r.id), job.canWrite)
-  if (denied.size === 0) return { allowed: rows, denied: [] }
-  const allowed: CsvRow[] = []
-  const errors: CsvLineError[] = []
-  for (const r of rows) {
-    if (denied.has(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
-    else allowed.push(r)
-  }
-  return { allowed, denied: errors }
 }
 
 export async function importContinue(job: ImportJob): Promise<ImportResult> {
@@ -68,13 +56,14 @@ export async function importContinue(job: ImportJob): Promise<ImportResult> {
       else result.errors_truncated = true
     }
   }
-  for await (const batch of parseCsvStream(job.input, { onProgress: progressLogger(job.log, 'store') })) {
-    const { allowed, denied } = splitByAccess(job, batch.rows)
-    await job.writer.write(job.projectId, allowed, job.canWrite)
-    result.total_lines_success += allowed.length
+  const writer = job.writer()
+  for await (const batch of parseCsvStream(job.input, { batchSize: BATCH, onProgress: progressLogger(job.log, 'store') })) {
+    const { stored, errors } = await writer.write(batch.rows)
+    result.total_lines_success += stored
     // Parser errors and access errors of one batch, in line order.
-    list([...batch.errors, ...denied].sort((a, b) => a.line_no - b.line_no))
+    list(errors.length === 0 ? batch.errors : [...batch.errors, ...errors].sort((a, b) => a.line_no - b.line_no))
   }
+  await writer.flush()
   return result
 }
 
@@ -92,9 +81,9 @@ export async function importAbort(job: ImportJob): Promise<ImportResult> {
       }
     }
     try {
-      for await (const batch of parseCsvStream(tee(), { maxErrors: 1, onDialect: (d) => { dialect = d }, onProgress: progressLogger(job.log, 'check') })) {
-        const { denied } = splitByAccess(job, batch.rows)
-        const first = [...batch.errors, ...denied].sort((a, b) => a.line_no - b.line_no)[0]
+      const check = job.writer()
+      for await (const batch of parseCsvStream(tee(), { batchSize: BATCH, maxErrors: 1, onDialect: (d) => { dialect = d }, onProgress: progressLogger(job.log, 'check') })) {
+        const first = [...batch.errors, ...check.accessErrors(batch.rows)].sort((a, b) => a.line_no - b.line_no)[0]
         if (first) throw new InvalidInputError(lineErrorMessage(first.line_no, first.error))
       }
     } finally {
@@ -103,10 +92,11 @@ export async function importAbort(job: ImportJob): Promise<ImportResult> {
     }
     // Pass 2: every line is good; store them.
     let stored = 0
-    for await (const batch of parseCsvStream(createReadStream(spool, { highWaterMark: 1 << 20 }), { dialect, onProgress: progressLogger(job.log, 'store') })) {
-      await job.writer.write(job.projectId, batch.rows, job.canWrite)
-      stored += batch.rows.length
+    const writer = job.writer()
+    for await (const batch of parseCsvStream(createReadStream(spool, { highWaterMark: 1 << 20 }), { batchSize: BATCH, dialect, onProgress: progressLogger(job.log, 'store') })) {
+      stored += (await writer.write(batch.rows)).stored
     }
+    await writer.flush()
     return { total_lines_success: stored, total_lines_error: 0, errors: [], project_id: job.projectId }
   } finally {
     await rm(dir, { recursive: true, force: true })

@@ -27,15 +27,6 @@ export class ObservationWriter {
     return { ids, created: fresh.map((id) => ids.get(id)!) }
   }
 
-  /** Identifiers among `identifiers` that the caller may not write. */
-  deniedIdentifiers(projectId: number, identifiers: Iterable<string>, canWrite: WriteCheck): Set<string> {
-    const denied = new Set<string>()
-    for (const id of new Set(identifiers)) {
-      if (!canWrite(this.catalog.datapoints.find(projectId, id) ?? { dataPointID: id, tags: {} })) denied.add(id)
-    }
-    return denied
-  }
-
   async write(projectId: number, rows: readonly IdentifiedObservation[], canWrite: WriteCheck): Promise<void> {
     if (rows.length === 0) return
     const { ids, created } = this.resolve(projectId, rows.map((r) => r.id), canWrite)

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidInputError, TooLargeError } from '../../catalog/errors.ts'
 import { importAbort, importContinue } from '../../ingest/csv-import-job.ts'
-import { ObservationWriter } from '../../ingest/observation-writer.ts'
+import { ImportWriter } from '../../ingest/import-writer.ts'
 import type { RouteContext } from '../app.ts'
 import { done } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
@@ -23,7 +23,6 @@ const ImportResult = Type.Object({
 export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: number; spoolDir?: string }> = async (base, ctx) => {
   await base.register(multipart, { limits: { fileSize: ctx.uploadLimit, files: 1, fields: 10, parts: 12 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
-  const writer = new ObservationWriter(ctx.catalog, ctx.store)
 
   app.route({
     ...at(51),
@@ -46,9 +45,10 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
         throw new InvalidInputError('The CSV file must be sent in the form field import_file')
       }
       const filter = req.permissions.datapointFilter(51, req.project.id)
+      const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
       const job = {
-        projectId: req.project.id, input: part.file, writer, log: req.log, spoolDir: ctx.spoolDir,
-        canWrite: (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write'),
+        projectId: req.project.id, input: part.file, log: req.log, spoolDir: ctx.spoolDir,
+        writer: () => new ImportWriter(ctx.catalog, ctx.store, req.project.id, canWrite),
       }
       try {
         const result = req.query.on_error === 'abort' ? await importAbort(job) : await importContinue(job)

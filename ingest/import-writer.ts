@@ -1,0 +1,79 @@
+// Writes the rows of one long import (a CSV file) to the store: access and series ids are
+// looked up once per identifier for the whole import (not per batch), and up to
+// `maxInflight` appends run at once, so parsing the next batch overlaps the store's commit
+// of the previous ones (the writer group-commits them, in arrival order, so a later line
+// still replaces an earlier one with the same datapoint and time).
+import type { Catalog } from '../catalog/index.ts'
+import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+import type { CsvLineError, CsvRow } from './csv/import.ts'
+import type { WriteCheck } from './observation-writer.ts'
+
+export const noWriteAccess = (id: string): string => `No write access to datapoint '${id}'`
+
+export class ImportWriter {
+  /** Identifier → series id; null when the caller may not write it; absent = not seen yet. */
+  private readonly series = new Map<string, number | null>()
+  private readonly inflight = new Set<Promise<void>>()
+  private failure: Error | undefined
+
+  constructor (
+    private readonly catalog: Catalog,
+    private readonly store: TimeseriesStore,
+    private readonly projectId: number,
+    private readonly canWrite: WriteCheck,
+    private readonly maxInflight = 4,
+  ) {}
+
+  /** Rows the caller may not write, as line errors; creates nothing. */
+  accessErrors(rows: readonly CsvRow[]): CsvLineError[] {
+    const errors: CsvLineError[] = []
+    for (const r of rows) if (!this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
+    return errors
+  }
+
+  /** Queues the allowed rows for the store (creating their datapoints); returns the others as errors. */
+  async write(rows: readonly CsvRow[]): Promise<{ stored: number; errors: CsvLineError[] }> {
+    if (this.failure) throw this.failure
+    const errors: CsvLineError[] = []
+    const fresh = new Set<string>()
+    for (const r of rows) {
+      if (!this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
+      else if (this.series.get(r.id) === undefined) fresh.add(r.id)
+    }
+    if (fresh.size > 0) for (const [id, series] of this.catalog.datapoints.ensure(this.projectId, fresh)) this.series.set(id, series)
+    const batch: Observation[] = []
+    for (const r of rows) {
+      const series = this.series.get(r.id)
+      if (series != null) batch.push({ series, time: r.time, value: r.value })
+    }
+    if (batch.length > 0) {
+      while (this.inflight.size >= this.maxInflight) await Promise.race(this.inflight)
+      if (this.failure) throw this.failure
+      const p: Promise<void> = this.store.append(batch).then(
+        () => { this.inflight.delete(p) },
+        (err: Error) => { this.inflight.delete(p); this.failure ??= err },
+      )
+      this.inflight.add(p)
+    }
+    return { stored: batch.length, errors }
+  }
+
+  /** Waits until every queued row is durable; throws the first store failure. */
+  async flush(): Promise<void> {
+    await Promise.all(this.inflight)
+    if (this.failure) throw this.failure
+  }
+
+  private allowed(id: string): boolean {
+    const known = this.series.get(id)
+    if (known !== undefined) return known !== null
+    const dp = this.catalog.datapoints.find(this.projectId, id)
+    if (!this.canWrite(dp ?? { dataPointID: id, tags: {} })) {
+      this.series.set(id, null)
+      return false
+    }
+    // Known and allowed: remember its id; new ones stay unseen until write() creates them.
+    if (dp) this.series.set(id, dp.id)
+    return true
+  }
+}

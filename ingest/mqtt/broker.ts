@@ -14,6 +14,7 @@ import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { IngestQueue } from '../ingest-queue.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from './topics.ts'
 import { parseControlsMessage, type ControlsMessage } from './controls-message.ts'
+import { clusterBackends } from './cluster.ts'
 import { startListeners, type ListenerOptions, type Listeners } from './listeners.ts'
 import { MetaMessages } from './meta-messages.ts'
 import { MqttAuthenticator, type MqttSession } from './session.ts'
@@ -33,6 +34,10 @@ export interface BrokerDeps {
   listen: ListenerOptions
   /** How often expiry of accounts is checked, ms. */
   expiryCheckMs?: number
+  /** Cluster mode: Redis shared by all broker nodes (sessions, retained, subscriptions). */
+  redisUrl?: string
+  /** Unique per node in a cluster. */
+  nodeId?: string
 }
 
 export interface RoutedControls { projectId: number; username: string; message: ControlsMessage }
@@ -64,8 +69,10 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const controls = new Subject<RoutedControls>()
   const counters = { connections_refused: 0, publishes_refused: 0, subscriptions_refused: 0, controls_dropped: 0, meta_dropped: 0, store_failures: 0 }
 
+  const backends = deps.redisUrl ? clusterBackends(deps.redisUrl) : undefined
   const broker = await Aedes.createBroker({
-    id: 'lintel',
+    id: deps.nodeId ?? 'lintel',
+    ...(backends ?? {}),
     maxClientsIdLength: 256,
     drainTimeout: 30_000,
     authenticate: (client, username, password, done) => {
@@ -154,8 +161,10 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
     }),
     close: async () => {
       clearInterval(expiry)
-      await listeners.close()
+      // Clients first (closing a listener waits for its open connections), then listeners.
       await new Promise<void>((resolve) => broker.close(() => resolve()))
+      backends?.disconnect()
+      await listeners.close()
       controls.complete()
     },
   }

@@ -1,0 +1,80 @@
+// Two broker nodes sharing Redis (aedes-persistence-redis + mqemitter-redis): a message
+// published on one node reaches a subscriber on the other, and a persistent session
+// survives its node's restart.
+import t from 'tap'
+import mqtt, { type MqttClient } from 'mqtt'
+import { adminEndpoints } from '../../api/registry.ts'
+import { Catalog } from '../../catalog/index.ts'
+import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
+import { DatapointResolver } from '../../ingest/datapoint-resolver.ts'
+import { IngestQueue } from '../../ingest/ingest-queue.ts'
+import { startBroker, type Broker } from '../../ingest/mqtt/broker.ts'
+import { loadTlsMaterial } from '../../ingest/mqtt/tls-material.ts'
+import { redisOptions } from '../../ingest/mqtt/cluster.ts'
+import { requireService } from '../helpers/services.ts'
+
+const REDIS = process.env.LINTEL_TEST_REDIS_URL ?? 'redis://127.0.0.1:16379'
+const silent = { info() {}, warn() {}, error() {} }
+const T = 1_700_000_000_000_000_000n
+
+t.test('two broker nodes share subscriptions, messages and sessions through Redis', async (t) => {
+  const { host, port } = redisOptions(REDIS)
+  if (!await requireService(t, 'Redis', host, port, 'scripts/services/redis.sh start')) return
+  const dir = t.testdir()
+  const catalog = Catalog.open(dir, adminEndpoints)
+  const store = await openSqliteStore({ dir })
+  const tls = await loadTlsMaterial({ dataDir: dir })
+  const { company, user } = catalog.createCompanyWithAdmin(`Cluster ${Date.now()}`, { email: `c${Date.now()}@cluster.test`, password: 'cluster-pass' })
+  const { project } = catalog.projects.create(company.id, { name: 'C' }, user.id)
+  const handle = catalog.projects.settings(project.id).project_handle
+  const suffix = `${process.pid}-${Date.now()}`
+  catalog.mqttAccounts.create(project.id, { username: `pub-${suffix}`, password: 'pub-password', rights: 'write', validUntil: null })
+  catalog.mqttAccounts.create(project.id, { username: `sub-${suffix}`, password: 'sub-password', rights: 'read', validUntil: null })
+  const queue = new IngestQueue(store)
+  const resolver = new DatapointResolver(catalog)
+  const node = (id: string, tcpPort = 0) => startBroker({
+    catalog, queue, resolver, log: silent, redisUrl: REDIS, nodeId: `${id}-${suffix}`,
+    listen: { host: '127.0.0.1', tlsPort: 0, wsPort: 0, tcpPort, cert: tls.cert, key: tls.key },
+  })
+  let a: Broker = await node('a')
+  const b: Broker = await node('b')
+  const clients: MqttClient[] = []
+  t.teardown(async () => {
+    await Promise.all(clients.map((c) => c.endAsync(true)))
+    await a.close(); await b.close(); await store.close(); catalog.close()
+  })
+  const connect = async (n: Broker, user: string, opts: mqtt.IClientOptions = {}) => {
+    const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${n.ports.tcp}`, { username: `${user}-${suffix}`, password: `${user}-password`, reconnectPeriod: 0, ...opts })
+    clients.push(c)
+    return c
+  }
+
+  const sub = await connect(b, 'sub', { clientId: `s1-${suffix}` })
+  await sub.subscribeAsync(`lintel/${handle}/#`, { qos: 1 })
+  const got: string[] = []
+  sub.on('message', (_t, p) => got.push(String(p)))
+  const pub = await connect(a, 'pub')
+  await pub.publishAsync(`lintel/${handle}/x`, `x value=1 ${T}`, { qos: 1 })
+  const deadline = Date.now() + 5000
+  while (got.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  t.same(got, [`x value=1 ${T}`], 'published on node a, received on node b')
+
+  // A persistent session (clean=false, QoS 1) on node a, offline while a message arrives on b.
+  const durableId = `durable-${suffix}`
+  const d1 = await connect(a, 'sub', { clientId: durableId, clean: false })
+  await d1.subscribeAsync(`lintel/${handle}/d`, { qos: 1 })
+  await d1.endAsync()
+  const aPort = a.ports.tcp!
+  await a.close()
+  await pub.endAsync(true)
+  const pub2 = await connect(b, 'pub')
+  await pub2.publishAsync(`lintel/${handle}/d`, `d value=2 ${T}`, { qos: 1 })
+  a = await node('a', aPort) // node a restarts
+  const d2 = await mqtt.connectAsync(`mqtt://127.0.0.1:${a.ports.tcp}`, { username: `sub-${suffix}`, password: 'sub-password', clientId: durableId, clean: false, reconnectPeriod: 0 })
+  clients.push(d2)
+  const queued = await new Promise<string>((resolve, reject) => {
+    d2.once('message', (_t, p) => resolve(String(p)))
+    setTimeout(() => reject(new Error('no queued message after restart')), 5000)
+  })
+  t.equal(queued, `d value=2 ${T}`, 'the session and its queued message survived the restart of node a')
+})

@@ -6,6 +6,7 @@ import sjson from 'secure-json-parse'
 import type { Logger } from 'pino'
 import type { Catalog } from '../catalog/index.ts'
 import { InvalidInputError } from '../catalog/errors.ts'
+import type { Ingest } from '../engine/ingest.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
@@ -26,7 +27,10 @@ import { userRoutes } from './routes/users.ts'
 
 export interface AppDeps {
   catalog: Catalog
+  /** Reads (and deletes) of time series. */
   store: TimeseriesStore
+  /** Where ingested observations go; default: the store's append. */
+  ingest?: Ingest
   logger?: Logger | false
   /** Lifetime of bearer tokens issued by POST /v2/auth/token, seconds. */
   tokenTtlSeconds?: number
@@ -93,7 +97,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installErrorHandling(app)
   installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
-  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, metrics: deps.metrics }
+  const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
+  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -111,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 export interface RouteContext {
   catalog: Catalog
   store: TimeseriesStore
+  ingest: Ingest
   tokenTtlSeconds: number
   onProjectDeleted?: (projectId: number) => void
   metrics?: () => Record<string, number>

@@ -3,7 +3,24 @@
 // every wrong value is reported by name, with what was expected and what was given.
 import { readFileSync } from 'node:fs'
 
+export type Role = 'api' | 'broker' | 'worker'
+export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
+
 export interface Config {
+  /** What this process does (LINTEL_ROLES); the embedded default runs all three. */
+  roles: ReadonlySet<Role>
+  /** Time-series store: `embedded` (SQLite in the data directory) or `questdb`. */
+  store: 'embedded' | 'questdb'
+  /** Observation log: `memory` (in-process, one process) or `kafka`. */
+  log: 'memory' | 'kafka'
+  /** QuestDB, e.g. http://127.0.0.1:9000 (LINTEL_QUESTDB). */
+  questdb?: string
+  /** Kafka bootstrap servers, e.g. 127.0.0.1:9092 (LINTEL_KAFKA_BROKERS). */
+  kafkaBrokers?: string
+  /** Redis shared by clustered broker nodes, e.g. redis://127.0.0.1:6379 (LINTEL_REDIS_URL). */
+  redisUrl?: string
+  /** This node's id in a broker cluster (LINTEL_NODE_ID). */
+  nodeId: string
   dataDir: string
   host: string
   httpPort: number
@@ -60,6 +77,32 @@ export function loadConfig(env: Source = process.env): Config {
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
     mqtt: { tlsPort: 8884, wsPort: 9001 },
+    roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '',
+  }
+  const roleText = source.LINTEL_ROLES ?? 'api,broker,worker'
+  const roles = roleText.split(',').map((r) => r.trim()).filter((r) => r !== '')
+  const badRoles = roles.filter((r) => !ROLES.includes(r as Role))
+  if (roles.length === 0 || badRoles.length > 0) problems.push(`LINTEL_ROLES must be a comma-separated list of api, broker, worker, got '${roleText}'`)
+  config.roles = new Set(roles.filter((r): r is Role => ROLES.includes(r as Role)))
+  const choice = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const v = source[name]
+    if (v === undefined) return fallback
+    if (!allowed.includes(v as T)) problems.push(`${name} must be one of ${allowed.join(', ')}, got '${v}'`)
+    return v as T
+  }
+  config.store = choice('LINTEL_STORE', ['embedded', 'questdb'] as const, 'embedded')
+  config.log = choice('LINTEL_LOG', ['memory', 'kafka'] as const, 'memory')
+  config.questdb = source.LINTEL_QUESTDB
+  config.kafkaBrokers = source.LINTEL_KAFKA_BROKERS
+  config.redisUrl = source.LINTEL_REDIS_URL
+  config.nodeId = source.LINTEL_NODE_ID ?? `node-${process.pid}`
+  if (config.store === 'questdb' && !config.questdb) problems.push('LINTEL_STORE=questdb needs LINTEL_QUESTDB (e.g. http://127.0.0.1:9000)')
+  if (config.log === 'kafka' && !config.kafkaBrokers) problems.push('LINTEL_LOG=kafka needs LINTEL_KAFKA_BROKERS (e.g. 127.0.0.1:9092)')
+  if (config.redisUrl !== undefined && !/^redis:\/\/[^\s]+$/.test(config.redisUrl)) problems.push(`LINTEL_REDIS_URL must be a redis:// URL, got '${config.redisUrl}'`)
+  if (config.roles.size > 0 && config.roles.size < ROLES.length) {
+    // Separate processes share only what lives outside them.
+    if (config.log === 'memory') problems.push(`LINTEL_ROLES=${roleText} runs part of the platform in this process: the others can only be reached through a shared log, set LINTEL_LOG=kafka`)
+    if (config.store === 'embedded') problems.push(`LINTEL_ROLES=${roleText} runs part of the platform in this process: the embedded store lives inside one process, set LINTEL_STORE=questdb`)
   }
   const vdp = source.LINTEL_VDP_DEFAULT
   if (vdp !== undefined) {

@@ -1,25 +1,52 @@
-// The composition root (DESIGN.md): reads configuration, opens the catalog and the store
-// chosen by it, starts the MQTT broker, builds the API and listens. `npm start` runs this.
+// The composition root (DESIGN.md): reads configuration and wires the adapters it chooses.
+//   embedded default: all roles in one process, SQLite store, in-process observation bus
+//   scaled mode: roles in separate processes (LINTEL_ROLES), QuestDB store, Kafka log,
+//                Redis behind clustered brokers
+// `npm start` runs this file.
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import { Catalog } from '../catalog/index.ts'
+import type { Ingest } from '../engine/ingest.ts'
+import type { LogSubscription, ObservationLog } from '../engine/log/port.ts'
 import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
+import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
+import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
-import { startBroker } from '../ingest/mqtt/broker.ts'
+import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { adminEndpoints } from './registry.ts'
 
+async function openStore(config: Config, logger: Logger): Promise<TimeseriesStore> {
+  if (config.store === 'questdb') {
+    const { openQuestdbStore } = await import('../engine/store/questdb-store.ts')
+    return openQuestdbStore({ url: config.questdb!, logger })
+  }
+  return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
+}
+
+async function openLog(config: Config, logger: Logger): Promise<ObservationLog | undefined> {
+  if (config.log !== 'kafka') return undefined
+  // node-rdkafka is an optional dependency, loaded only in this mode.
+  const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
+  return openKafkaLog({ brokers: config.kafkaBrokers!, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
+}
+
+/** A runner for an API process without the worker role: the worker reconciles from the catalog. */
+const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
+
 export async function start(config: Config) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
+  const roles = config.roles
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
-  const boot = bootstrapIfEmpty(catalog, config)
+  catalog.projects.vdpEnabledByDefault = config.vdpDefaultEnabled
+  const boot = roles.has('api') ? bootstrapIfEmpty(catalog, config) : undefined
   if (boot?.generatedPassword) {
     // Printed once, on the terminal only: the password is not logged and not stored in clear.
     process.stdout.write(`\nFirst start: created company '${boot.company}' with admin user\n` +
@@ -28,42 +55,83 @@ export async function start(config: Config) {
   } else if (boot) {
     logger.info({ company: boot.company, email: boot.email }, 'first start: created company and admin user from configuration')
   }
-  // Aborting CSV imports spool the upload here, beside the data rather than in a small /tmp.
-  const spoolDir = join(config.dataDir, 'spool')
-  mkdirSync(spoolDir, { recursive: true })
-  // Every write goes through the observed store: once durable, it is published on the bus
-  // that virtual datapoints listen to (storage-first).
+
+  // Storage-first: with the in-process log, every write goes through the observed store and
+  // is published on the bus once durable. With Kafka, ingest goes to the log; the worker's
+  // consumer groups write the store and feed the bus.
   const bus = new ObservationBus()
-  const store = observedStore(await openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger }), bus)
-  catalog.projects.vdpEnabledByDefault = config.vdpDefaultEnabled
-  const vdpRuntime = new VdpRuntime({ catalog, store, bus, log: logger.child({ component: 'vdp' }) })
+  const rawStore = await openStore(config, logger)
+  const store = observedStore(rawStore, bus)
+  const log = await openLog(config, logger)
+  const queue = log ? undefined : new IngestQueue(store)
+  const ingest: Ingest = log ? (project, batch) => log.publish(project, batch) : (_project, batch) => queue!.enqueue(batch)
+  const closers: (() => Promise<void> | void)[] = []
 
-  const tls = await loadTlsMaterial({ dataDir: config.dataDir, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile })
-  if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
+  let vdpRuntime: VdpRuntime | undefined
+  const subscriptions: LogSubscription[] = []
+  if (roles.has('worker')) {
+    vdpRuntime = new VdpRuntime({ catalog, store: rawStore, ingest: log ? ingest : (_p, batch) => store.append(batch), bus, log: logger.child({ component: 'vdp' }) })
+    if (log) {
+      subscriptions.push(await log.consume('lintel-store', async (records) => {
+        await rawStore.append(records.flatMap((r) => r.observations))
+      }, { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') }))
+      subscriptions.push(await log.consume('lintel-engine', async (records) => {
+        for (const r of records) bus.publish(r.observations)
+      }))
+    }
+  }
+
+  let broker: Broker | undefined
+  let caFile: string | undefined
   const resolver = new DatapointResolver(catalog)
-  const broker = await startBroker({
-    catalog, resolver, queue: new IngestQueue(store), log: logger.child({ component: 'mqtt' }),
-    listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
-  })
+  if (roles.has('broker')) {
+    const tls = await loadTlsMaterial({ dataDir: config.dataDir, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile })
+    if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
+    caFile = tls.certPath
+    broker = await startBroker({
+      catalog, resolver, ingest, ingestMetrics: () => queue?.metrics() ?? {}, log: logger.child({ component: 'mqtt' }),
+      redisUrl: config.redisUrl, nodeId: config.nodeId,
+      listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
+    })
+  }
 
-  const app = await buildApp({
-    catalog, store, logger, spoolDir,
-    tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
-    onMqttAccountRevoked: (username) => broker.revoke(username),
-    onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
-    metrics: () => broker.metrics(),
-    vdpRunner: vdpRuntime,
-  })
-  const address = await app.listen({ host: config.host, port: config.httpPort })
-  await vdpRuntime.resume()
+  let address: string | undefined
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  if (roles.has('api')) {
+    const spoolDir = join(config.dataDir, 'spool')
+    mkdirSync(spoolDir, { recursive: true })
+    app = await buildApp({
+      catalog, store, ingest, logger, spoolDir,
+      tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
+      onMqttAccountRevoked: (username) => broker?.revoke(username),
+      onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
+      metrics: () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) }),
+      vdpRunner: vdpRuntime ?? catalogOnlyRunner,
+    })
+    address = await app.listen({ host: config.host, port: config.httpPort })
+  }
+
+  if (vdpRuntime) {
+    await vdpRuntime.resume()
+    // Without the API in this process, the catalog is how run/stop requests arrive.
+    if (!roles.has('api')) {
+      const timer = setInterval(() => { vdpRuntime!.reconcile().catch((err) => logger.error({ err }, 'vdp: reconcile failed')) }, 1000)
+      timer.unref()
+      closers.push(() => clearInterval(timer))
+    }
+  }
+
   const stop = async () => {
-    vdpRuntime.stopAll()
-    await app.close()
-    await broker.close()
+    for (const c of closers) await c()
+    vdpRuntime?.stopAll()
+    await app?.close()
+    await broker?.close()
+    for (const s of subscriptions) await s.stop()
+    await log?.close()
     await store.close()
     catalog.close()
   }
-  return { app, broker, catalog, store, vdpRuntime, address, caFile: tls.certPath, stop }
+  return { app, broker, catalog, store, vdpRuntime, address, caFile, stop }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -76,10 +144,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(2)
   }
   const platform = await start(config)
-  const { ports } = platform.broker
-  process.stdout.write(`lintel listening on ${platform.address}\n` +
-    `lintel mqtt listening on mqtts://${config.host}:${ports.tls} and wss://${config.host}:${ports.ws}` +
-    (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})\n`)
+  const lines = [`lintel roles: ${[...config.roles].join(',')} (store ${config.store}, log ${config.log})`]
+  if (platform.address) lines.push(`lintel listening on ${platform.address}`)
+  if (platform.broker) {
+    const { ports } = platform.broker
+    lines.push(`lintel mqtt listening on mqtts://${config.host}:${ports.tls} and wss://${config.host}:${ports.ws}` +
+      (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})`)
+  }
+  process.stdout.write(lines.join('\n') + '\n')
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { platform.stop().then(() => process.exit(0), () => process.exit(1)) })
   }

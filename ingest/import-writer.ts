@@ -4,7 +4,8 @@
 // of the previous ones (the writer group-commits them, in arrival order, so a later line
 // still replaces an earlier one with the same datapoint and time).
 import type { Catalog } from '../catalog/index.ts'
-import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+import type { Ingest } from '../engine/ingest.ts'
+import type { Observation } from '../engine/store/port.ts'
 import type { CsvLineError, CsvRow } from './csv/import.ts'
 import type { WriteCheck } from './observation-writer.ts'
 
@@ -18,7 +19,7 @@ export class ImportWriter {
 
   constructor (
     private readonly catalog: Catalog,
-    private readonly store: TimeseriesStore,
+    private readonly ingest: Ingest,
     private readonly projectId: number,
     private readonly canWrite: WriteCheck,
     private readonly maxInflight = 4,
@@ -49,7 +50,7 @@ export class ImportWriter {
     if (batch.length > 0) {
       while (this.inflight.size >= this.maxInflight) await Promise.race(this.inflight)
       if (this.failure) throw this.failure
-      const p: Promise<void> = this.store.append(batch).then(
+      const p: Promise<void> = this.ingest(this.projectId, batch).then(
         () => { this.inflight.delete(p) },
         (err: Error) => { this.inflight.delete(p); this.failure ??= err },
       )

@@ -5,13 +5,14 @@
 import type { Catalog } from '../catalog/index.ts'
 import { ForbiddenError } from '../catalog/errors.ts'
 import type { Datapoint } from '../catalog/types.ts'
-import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+import type { Ingest } from '../engine/ingest.ts'
+import type { Observation } from '../engine/store/port.ts'
 import type { IdentifiedObservation } from './json-observations.ts'
 
 export type WriteCheck = (dp: Pick<Datapoint, 'dataPointID' | 'tags'>) => boolean
 
 export class ObservationWriter {
-  constructor (private readonly catalog: Catalog, private readonly store: TimeseriesStore) {}
+  constructor (private readonly catalog: Catalog, private readonly ingest: Ingest) {}
 
   /** Series ids of the identifiers, creating datapoints; throws if one may not be written. */
   resolve(projectId: number, identifiers: Iterable<string>, canWrite: WriteCheck): { ids: Map<string, number>; created: number[] } {
@@ -33,7 +34,7 @@ export class ObservationWriter {
     const batch: Observation[] = new Array(rows.length)
     for (let i = 0; i < rows.length; i++) batch[i] = { series: ids.get(rows[i].id)!, time: rows[i].time, value: rows[i].value }
     try {
-      await this.store.append(batch)
+      await this.ingest(projectId, batch)
     } catch (err) {
       this.catalog.datapoints.remove(created)
       throw err

@@ -48,7 +48,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
       const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
       const job = {
         projectId: req.project.id, input: part.file, log: req.log, spoolDir: ctx.spoolDir,
-        writer: () => new ImportWriter(ctx.catalog, ctx.store, req.project.id, canWrite),
+        writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
       }
       try {
         const result = req.query.on_error === 'abort' ? await importAbort(job) : await importContinue(job)

@@ -51,7 +51,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog } = ctx
   const store = ctx.store
-  const writer = new ObservationWriter(catalog, store)
+  const writer = new ObservationWriter(catalog, ctx.ingest)
 
   app.route({
     ...at(50),

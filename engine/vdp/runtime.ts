@@ -13,6 +13,7 @@ import { concatMap, filter, map, Subject, type SchedulerLike, type Subscription 
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { ObservationBus } from '../observation-bus.ts'
+import type { Ingest } from '../ingest.ts'
 import type { Point, TimeseriesStore } from '../store/port.ts'
 import { parseVdpConfig } from './config.ts'
 import { CronRange } from './operators/cron-range.ts'
@@ -30,8 +31,10 @@ export class VdpRuntime implements VdpRunner {
 
   constructor (private readonly deps: {
     catalog: Catalog
-    /** The observed store: appends are published on `bus`. */
+    /** Reads of the inputs' history and of the last output. */
     store: TimeseriesStore
+    /** Where outputs go (embedded: the observed store, so they reach the bus; scaled: the log). */
+    ingest: Ingest
     bus: ObservationBus
     log: RuntimeLog
     scheduler?: SchedulerLike
@@ -73,7 +76,7 @@ export class VdpRuntime implements VdpRunner {
       // Synchronous, at emission: replayed outputs that are already stored are dropped.
       filter((o) => !(replaying && o.time <= lastStored)),
       map((o) => (counter ? { time: o.time, value: total = total + o.value } : o)),
-      concatMap((o) => store.append([{ series: output, time: o.time, value: o.value }])),
+      concatMap((o) => this.deps.ingest(v.project_id, [{ series: output, time: o.time, value: o.value }])),
     ).subscribe({
       error: (err) => {
         this.deps.log.error({ err, vdp: v.dataPointID, project_id: v.project_id }, 'virtual datapoint failed')
@@ -109,6 +112,20 @@ export class VdpRuntime implements VdpRunner {
         this.deps.log.info({ vdp: v.dataPointID, project_id: v.project_id }, 'virtual datapoint resumed')
       } catch (err) {
         this.deps.catalog.virtualDatapoints.setStatus(v.id, 201, `Start failed after restart: ${(err as Error).message}`)
+      }
+    }
+  }
+
+  /** Matches the running set to the catalog (scaled mode: the API runs in another process). */
+  async reconcile(): Promise<void> {
+    const wanted = new Map(this.deps.catalog.virtualDatapoints.listRunning().map((v) => [v.id, v]))
+    for (const id of [...this.running.keys()]) if (!wanted.has(id)) this.stop(id)
+    for (const v of wanted.values()) {
+      if (this.running.has(v.id)) continue
+      try {
+        await this.start(v)
+      } catch (err) {
+        this.deps.catalog.virtualDatapoints.setStatus(v.id, 201, `Start failed: ${(err as Error).message}`)
       }
     }
   }

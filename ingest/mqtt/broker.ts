@@ -11,7 +11,7 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes'
 import { Subject } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
-import type { IngestQueue } from '../ingest-queue.ts'
+import type { Ingest } from '../../engine/ingest.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from './topics.ts'
 import { parseControlsMessage, type ControlsMessage } from './controls-message.ts'
 import { clusterBackends } from './cluster.ts'
@@ -28,7 +28,10 @@ export interface BrokerLog {
 
 export interface BrokerDeps {
   catalog: Catalog
-  queue: IngestQueue
+  /** Where time-series lines go (the ingest queue, or the log in scaled mode). */
+  ingest: Ingest
+  /** Counters of what lies behind `ingest` (queue depth, ...), merged into metrics(). */
+  ingestMetrics?: () => object
   resolver: DatapointResolver
   log: BrokerLog
   listen: ListenerOptions
@@ -64,7 +67,7 @@ function authError(message: string, returnCode: number): AuthenticateError {
 export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const { catalog, log } = deps
   const auth = new MqttAuthenticator(catalog)
-  const timeseries = new TimeseriesMessages(deps.resolver, deps.queue, log)
+  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, log)
   const meta = new MetaMessages(catalog)
   const controls = new Subject<RoutedControls>()
   const counters = { connections_refused: 0, publishes_refused: 0, subscriptions_refused: 0, controls_dropped: 0, meta_dropped: 0, store_failures: 0 }
@@ -156,7 +159,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
     controls,
     revoke: (username) => { for (const c of clientsOf((s) => s.username === username)) c.close() },
     metrics: () => ({
-      ...counters, ...deps.queue.metrics(), connected_clients: broker.connectedClients,
+      ...counters, ...(deps.ingestMetrics?.() ?? {}), connected_clients: broker.connectedClients,
       lines_stored: timeseries.goodLines, lines_dropped: timeseries.badLines,
     }),
     close: async () => {

@@ -4,7 +4,7 @@
 // per interval, so a misbehaving device cannot flood the log).
 import type { Observation } from '../../engine/store/port.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
-import type { IngestQueue } from '../ingest-queue.ts'
+import type { Ingest } from '../../engine/ingest.ts'
 import { parseLines } from './line-protocol.ts'
 import type { MqttSession } from './session.ts'
 
@@ -18,7 +18,7 @@ export class TimeseriesMessages {
 
   constructor (
     private readonly resolver: DatapointResolver,
-    private readonly queue: IngestQueue,
+    private readonly ingest: Ingest,
     private readonly log: LineLog,
     private readonly logIntervalMs = 10_000,
   ) {}
@@ -37,7 +37,7 @@ export class TimeseriesMessages {
     const series = this.resolver.resolve(session.projectId, ids)
     const obs = new Array<Observation>(ids.length)
     for (let i = 0; i < ids.length; i++) obs[i] = { series: series[i], time: times[i], value: values[i] }
-    await this.queue.enqueue(obs)
+    await this.ingest(session.projectId, obs)
     this.goodLines += ids.length
   }
 

@@ -4,7 +4,11 @@ import { join } from 'node:path'
 import { loadConfig } from '../../api/config.ts'
 
 t.test('defaults', async (t) => {
-  t.same(loadConfig({}), {
+  const c = loadConfig({})
+  t.same([...c.roles], ['api', 'broker', 'worker'])
+  t.match(c, { store: 'embedded', log: 'memory', nodeId: /^node-\d+$/ })
+  t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
+    roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
     dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true,
@@ -19,6 +23,18 @@ t.test('every wrong value is named with what was expected', async (t) => {
   t.throws(() => loadConfig({ LINTEL_COMPANY_NAME: 'Acme' }), { message: /must be given together/ })
   t.throws(() => loadConfig({ LINTEL_COMPANY_NAME: 'Acme', LINTEL_ADMIN_EMAIL: 'nope', LINTEL_ADMIN_PASSWORD: 'short' }),
     { message: /LINTEL_ADMIN_EMAIL must be an email address, got 'nope'\n {2}- LINTEL_ADMIN_PASSWORD must be at least 8 characters/ })
+})
+
+t.test('roles and scaled-mode adapters: wrong combinations are refused at start', async (t) => {
+  t.throws(() => loadConfig({ LINTEL_ROLES: 'api,cook' }), { message: /LINTEL_ROLES must be a comma-separated list of api, broker, worker, got 'api,cook'/ })
+  t.throws(() => loadConfig({ LINTEL_STORE: 'mongo' }), { message: /LINTEL_STORE must be one of embedded, questdb, got 'mongo'/ })
+  t.throws(() => loadConfig({ LINTEL_STORE: 'questdb' }), { message: /LINTEL_STORE=questdb needs LINTEL_QUESTDB/ })
+  t.throws(() => loadConfig({ LINTEL_LOG: 'kafka' }), { message: /LINTEL_LOG=kafka needs LINTEL_KAFKA_BROKERS/ })
+  t.throws(() => loadConfig({ LINTEL_ROLES: 'broker' }), { message: /set LINTEL_LOG=kafka[\s\S]*set LINTEL_STORE=questdb/ })
+  t.throws(() => loadConfig({ LINTEL_REDIS_URL: 'localhost:6379' }), { message: /LINTEL_REDIS_URL must be a redis:\/\/ URL/ })
+  const c = loadConfig({ LINTEL_ROLES: 'broker', LINTEL_LOG: 'kafka', LINTEL_KAFKA_BROKERS: '127.0.0.1:19092', LINTEL_STORE: 'questdb', LINTEL_QUESTDB: 'http://127.0.0.1:19000', LINTEL_REDIS_URL: 'redis://127.0.0.1:16379', LINTEL_NODE_ID: 'b1' })
+  t.same([...c.roles], ['broker'])
+  t.match(c, { store: 'questdb', log: 'kafka', nodeId: 'b1', redisUrl: 'redis://127.0.0.1:16379' })
 })
 
 t.test('a config file, overridden by the environment', async (t) => {

@@ -15,8 +15,10 @@ export async function livePlatform(t: Test, env: Record<string, string> = {}) {
     LINTEL_DATA_DIR: dir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'silent',
     LINTEL_COMPANY_NAME: 'Live', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
   })
-  const platform = await start(config)
-  t.teardown(() => platform.stop())
+  const started = await start(config)
+  t.teardown(() => started.stop())
+  // All roles run here: the API, the broker and the CA file exist.
+  const platform = { ...started, broker: started.broker!, address: started.address!, caFile: started.caFile! }
   const ca = readFileSync(platform.caFile)
   const http = async (method: string, path: string, body?: unknown, who: Login = ADMIN) => {
     const res = await fetch(platform.address + path, {

@@ -28,7 +28,7 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const raw = opts.store ?? await openSqliteStore({ dir: t.testdir() })
   const bus = new ObservationBus()
   const store = observedStore(raw, bus)
-  const vdpRuntime = new VdpRuntime({ catalog, store, bus, log: { info: () => {}, error: () => {} } })
+  const vdpRuntime = new VdpRuntime({ catalog, store: raw, ingest: (_p, batch) => store.append(batch), bus, log: { info: () => {}, error: () => {} } })
   const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime })
   t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); catalog.close(); if (!opts.store) await raw.close() })
   const call: Platform['call'] = async (who, method, url, body) => {

@@ -33,7 +33,7 @@ t.test('two broker nodes share subscriptions, messages and sessions through Redi
   const queue = new IngestQueue(store)
   const resolver = new DatapointResolver(catalog)
   const node = (id: string, tcpPort = 0) => startBroker({
-    catalog, queue, resolver, log: silent, redisUrl: REDIS, nodeId: `${id}-${suffix}`,
+    catalog, ingest: (_p, batch) => queue.enqueue(batch), resolver, log: silent, redisUrl: REDIS, nodeId: `${id}-${suffix}`,
     listen: { host: '127.0.0.1', tlsPort: 0, wsPort: 0, tcpPort, cert: tls.cert, key: tls.key },
   })
   let a: Broker = await node('a')

@@ -15,8 +15,12 @@ export interface Config {
   log: 'memory' | 'kafka'
   /** QuestDB, e.g. http://127.0.0.1:9000 (LINTEL_QUESTDB). */
   questdb?: string
+  /** Table of the observations in QuestDB (LINTEL_QUESTDB_TABLE, default obs). */
+  questdbTable: string
   /** Kafka bootstrap servers, e.g. 127.0.0.1:9092 (LINTEL_KAFKA_BROKERS). */
   kafkaBrokers?: string
+  /** Topic of the observation log (LINTEL_KAFKA_TOPIC, default lintel.observations). */
+  kafkaTopic: string
   /** Redis shared by clustered broker nodes, e.g. redis://127.0.0.1:6379 (LINTEL_REDIS_URL). */
   redisUrl?: string
   /** This node's id in a broker cluster (LINTEL_NODE_ID). */
@@ -77,7 +81,7 @@ export function loadConfig(env: Source = process.env): Config {
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
     mqtt: { tlsPort: 8884, wsPort: 9001 },
-    roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '',
+    roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }
   const roleText = source.LINTEL_ROLES ?? 'api,broker,worker'
   const roles = roleText.split(',').map((r) => r.trim()).filter((r) => r !== '')
@@ -94,6 +98,10 @@ export function loadConfig(env: Source = process.env): Config {
   config.log = choice('LINTEL_LOG', ['memory', 'kafka'] as const, 'memory')
   config.questdb = source.LINTEL_QUESTDB
   config.kafkaBrokers = source.LINTEL_KAFKA_BROKERS
+  config.questdbTable = source.LINTEL_QUESTDB_TABLE ?? 'obs'
+  config.kafkaTopic = source.LINTEL_KAFKA_TOPIC ?? 'lintel.observations'
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(config.questdbTable)) problems.push(`LINTEL_QUESTDB_TABLE must be a plain table name, got '${config.questdbTable}'`)
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.kafkaTopic)) problems.push(`LINTEL_KAFKA_TOPIC must be a Kafka topic name, got '${config.kafkaTopic}'`)
   config.redisUrl = source.LINTEL_REDIS_URL
   config.nodeId = source.LINTEL_NODE_ID ?? `node-${process.pid}`
   if (config.store === 'questdb' && !config.questdb) problems.push('LINTEL_STORE=questdb needs LINTEL_QUESTDB (e.g. http://127.0.0.1:9000)')

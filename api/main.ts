@@ -26,7 +26,7 @@ import { adminEndpoints } from './registry.ts'
 async function openStore(config: Config, logger: Logger): Promise<TimeseriesStore> {
   if (config.store === 'questdb') {
     const { openQuestdbStore } = await import('../engine/store/questdb-store.ts')
-    return openQuestdbStore({ url: config.questdb!, logger })
+    return openQuestdbStore({ url: config.questdb!, table: config.questdbTable, logger })
   }
   return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
 }
@@ -35,7 +35,7 @@ async function openLog(config: Config, logger: Logger): Promise<ObservationLog |
   if (config.log !== 'kafka') return undefined
   // node-rdkafka is an optional dependency, loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
-  return openKafkaLog({ brokers: config.kafkaBrokers!, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
+  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
 }
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */

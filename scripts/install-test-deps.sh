@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# System packages the tests and benchmarks need: Debian's MQTT clients (tests) and the
-# Mosquitto broker (the peer of the MQTT benchmark). Installs only what is missing.
+# What the tests need besides npm packages: Debian's MQTT clients (tests), the Mosquitto
+# broker (the peer of the MQTT benchmark), Redis, and the scaled mode's QuestDB and Kafka
+# (jars from Maven Central, cached under .cache/services), which are then started on
+# loopback. Installs only what is missing; starting is idempotent.
 set -euo pipefail
 need=()
 command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
+command -v mvn >/dev/null 2>&1 || need+=(maven)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 echo "test dependencies present: $(command -v mosquitto_pub)"
+"$(dirname "$0")/services/all.sh" start

@@ -72,12 +72,12 @@ export async function start(config: Config) {
   if (roles.has('worker')) {
     vdpRuntime = new VdpRuntime({ catalog, store: rawStore, ingest: log ? ingest : (_p, batch) => store.append(batch), bus, log: logger.child({ component: 'vdp' }) })
     if (log) {
+      // One consumer group writes the store and only then feeds the engine (storage-first:
+      // a virtual datapoint never reacts to an observation that is not stored yet).
       subscriptions.push(await log.consume('lintel-store', async (records) => {
         await rawStore.append(records.flatMap((r) => r.observations))
-      }, { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') }))
-      subscriptions.push(await log.consume('lintel-engine', async (records) => {
         for (const r of records) bus.publish(r.observations)
-      }))
+      }, { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') }))
     }
   }
 

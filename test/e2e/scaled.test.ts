@@ -6,7 +6,6 @@
 import t from 'tap'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import mqtt, { type MqttClient } from 'mqtt'
@@ -17,7 +16,8 @@ const RUN = `${process.pid}_${Date.now()}`
 const ADMIN = 'Basic ' + Buffer.from('ops@scaled.test:scaled-pass').toString('base64')
 const SCALED = {
   LINTEL_STORE: 'questdb', LINTEL_QUESTDB: process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000', LINTEL_QUESTDB_TABLE: `e2e_${RUN}`,
-  LINTEL_LOG: 'kafka', LINTEL_KAFKA_BROKERS: process.env.LINTEL_KAFKA_BROKERS ?? '127.0.0.1:19092', LINTEL_KAFKA_TOPIC: `e2e.${RUN}`,
+  // A Kafka of this test's own (port 29092): the outage below must not disturb other tests.
+  LINTEL_LOG: 'kafka', LINTEL_KAFKA_BROKERS: '127.0.0.1:29092', LINTEL_KAFKA_TOPIC: `e2e.${RUN}`,
   LINTEL_REDIS_URL: process.env.LINTEL_TEST_REDIS_URL ?? 'redis://127.0.0.1:16379',
   LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_MQTT_TCP_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
   LINTEL_COMPANY_NAME: 'Scaled', LINTEL_ADMIN_EMAIL: 'ops@scaled.test', LINTEL_ADMIN_PASSWORD: 'scaled-pass',
@@ -44,7 +44,15 @@ async function startRole(dir: string, roles: string, nodeId: string): Promise<Pr
   return p
 }
 
-const stopProc = async (p: Proc) => { if (p.child.exitCode === null) { p.child.kill('SIGTERM'); await once(p.child, 'exit') } }
+/** SIGTERM, and SIGKILL if it has not exited within 15 s. */
+const stopProc = async (p: Proc) => {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return
+  const exited = once(p.child, 'exit')
+  p.child.kill('SIGTERM')
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), 15_000)
+  await exited
+  clearTimeout(timer)
+}
 
 async function http(url: string, method: string, path: string, body?: unknown) {
   const res = await fetch(url + path, { method, headers: { authorization: ADMIN, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined })
@@ -62,7 +70,10 @@ const line = (id: string, i: number) => `${id} value=${i} ${T0 + BigInt(i) * 1_0
 
 t.test('two brokers, a worker and an API on QuestDB, Kafka and Redis', { timeout: 300_000 }, async (t) => {
   if (!await requireService(t, 'QuestDB', '127.0.0.1', 19000, 'scripts/services/questdb.sh start')) return
-  if (!await requireService(t, 'Kafka', '127.0.0.1', 19092, 'scripts/services/kafka.sh start')) return
+  const kafka = join(process.cwd(), 'scripts/services/kafka.sh')
+  const kafkaEnv = { ...process.env, LINTEL_KAFKA_PORT: '29092', LINTEL_KAFKA_CONTROLLER_PORT: '29093' }
+  await run('bash', [kafka, 'start'], { env: kafkaEnv })
+  t.teardown(() => run('bash', [kafka, 'stop'], { env: kafkaEnv }).then(() => undefined))
   if (!await requireService(t, 'Redis', '127.0.0.1', 16379, 'scripts/services/redis.sh start')) return
   const dir = t.testdir()
   const procs: Proc[] = []
@@ -124,9 +135,7 @@ t.test('two brokers, a worker and an API on QuestDB, Kafka and Redis', { timeout
   t.same(values, Array.from({ length: N }, (_, i) => i), 'none lost, none doubled, in order')
 
   // Kafka unreachable: the broker refuses to acknowledge (closes the connection) and keeps running.
-  const kafka = join(process.cwd(), 'scripts/services/kafka.sh')
-  await run('bash', [kafka, 'stop'])
-  t.teardown(() => run('bash', [kafka, 'start']).then(() => undefined))
+  await run('bash', [kafka, 'stop'], { env: kafkaEnv })
   const c = await connect(brokerA, 'c')
   const outcome = await Promise.race([
     new Promise<string>((resolve) => c.once('close', () => resolve('closed'))),
@@ -140,6 +149,5 @@ t.test('two brokers, a worker and an API on QuestDB, Kafka and Redis', { timeout
   const httpIngest = await http(api.url!, 'POST', `/v2/project/${pid}/timeseries`, { outage: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })
   t.equal(httpIngest.status, 503, 'HTTP ingest answers 503')
   t.match(httpIngest.body, { success: false, error: /kafka|log/i })
-  await run('bash', [kafka, 'start'])
-  t.ok(readFileSync(join(dir, 'catalog.db')).length > 0)
+  await run('bash', [kafka, 'start'], { env: kafkaEnv }) // so the processes can stop cleanly
 })

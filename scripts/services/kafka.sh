@@ -32,8 +32,9 @@ BROKERS=$HOST:$PORT
 POM=$REPO_ROOT/scripts/services/kafka-pom.xml
 CACHE=$SERVICES_CACHE/kafka
 LIBS=$CACHE/libs
-# Run state (pid, log, data-dir pointer) per broker port: nodes on other ports are separate.
-RUN=$CACHE/run-$PORT
+# Run state (pid, log, data-dir pointer) per broker port, machine-wide like the port itself:
+# a checkout finds the node another checkout started; nodes on other ports are separate.
+RUN=${LINTEL_SERVICES_RUN:-/tmp/lintel-services}/kafka-$PORT
 PIDFILE=$RUN/kafka.pid
 DATAFILE=$RUN/data-dir
 LOG=$RUN/kafka.log

@@ -3,28 +3,17 @@
 // adapter promises. Without a broker (or without the optional node-rdkafka) the suite fails
 // when CI is set and is skipped otherwise.
 import { randomBytes } from 'node:crypto'
-import { connect } from 'node:net'
 import t from 'tap'
 import { decodeObservations, encodeObservations } from '../../engine/log/kafka-codec.ts'
 import { LogUnavailableError, openKafkaLog, type KafkaLogOptions } from '../../engine/log/kafka-log.ts'
 import { loadRdKafka } from '../../engine/log/kafka-rdkafka.ts'
+import { reachable } from '../helpers/services.ts'
 import { Collector, logContract, until } from './log-contract.ts'
 
 const BROKERS = process.env.LINTEL_KAFKA_BROKERS ?? '127.0.0.1:19092'
 const run = randomBytes(4).toString('hex')
 let topics = 0
 const created: string[] = []
-
-function reachable(hostPort: string, ms = 1000): Promise<boolean> {
-  const [host, port] = [hostPort.slice(0, hostPort.lastIndexOf(':')), Number(hostPort.slice(hostPort.lastIndexOf(':') + 1))]
-  return new Promise((resolve) => {
-    const s = connect({ host, port })
-    const done = (ok: boolean) => { s.destroy(); resolve(ok) }
-    s.setTimeout(ms, () => done(false))
-    s.once('connect', () => done(true))
-    s.once('error', () => done(false))
-  })
-}
 
 async function unavailable(): Promise<string | undefined> {
   try {
@@ -33,7 +22,8 @@ async function unavailable(): Promise<string | undefined> {
     return (err as Error).message
   }
   const first = BROKERS.split(',')[0].trim()
-  if (!(await reachable(first))) return `no Kafka broker at ${first} (LINTEL_KAFKA_BROKERS); start one with scripts/services/kafka.sh start`
+  const colon = first.lastIndexOf(':')
+  if (!(await reachable(first.slice(0, colon), Number(first.slice(colon + 1))))) return `no Kafka broker at ${first} (LINTEL_KAFKA_BROKERS); start one with scripts/services/kafka.sh start`
   return undefined
 }
 

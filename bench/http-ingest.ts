@@ -2,7 +2,11 @@
 // POST /v2/project/{id}/timeseries on the embedded default, server in a child process.
 // Bodies: `series` datapoints × `per` observations each (1-minute steps), generated before
 // the clock starts; `concurrency` requests in flight. Each run uses a fresh server.
-// Usage: npm run bench:http-ingest   (BENCH_RUNS, BENCH_REQUESTS, BENCH_SERIES, BENCH_PER, BENCH_CONCURRENCY)
+// With BENCH_SCALED=1 the same load goes to one process running all roles in the scaled mode
+// (QuestDB store, Kafka log; services from scripts/services/all.sh): requests are answered once
+// Kafka acknowledged, and "stored" is when the last observation is readable from QuestDB
+// (one project = one partition, written in order, so the last one visible means all are).
+// Usage: npm run bench:http-ingest   (BENCH_RUNS, BENCH_REQUESTS, BENCH_SERIES, BENCH_PER, BENCH_CONCURRENCY, BENCH_SCALED)
 import { Pool } from 'undici'
 import { basicHeader, createProject, emit, median, peakRssMb, progress, startServer } from './lib.ts'
 
@@ -12,6 +16,11 @@ const series = Number(process.env.BENCH_SERIES ?? 100)
 const per = Number(process.env.BENCH_PER ?? 100)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4)
 const T0 = Date.parse('2024-01-01T00:00:00Z')
+const scaled = process.env.BENCH_SCALED === '1'
+const scaledEnv = (run: number): Record<string, string> => scaled ? {
+  LINTEL_STORE: 'questdb', LINTEL_QUESTDB: 'http://127.0.0.1:19000', LINTEL_QUESTDB_TABLE: `bench_${process.pid}_${run}`,
+  LINTEL_LOG: 'kafka', LINTEL_KAFKA_BROKERS: '127.0.0.1:19092', LINTEL_KAFKA_TOPIC: `bench.${process.pid}.${run}`,
+} : {}
 
 function body(request: number): string {
   const parts: string[] = []
@@ -30,7 +39,7 @@ progress(`generating ${requests} bodies of ${series * per} observations`)
 const bodies = Array.from({ length: requests }, (_, i) => body(i))
 const rates: number[] = []
 for (let run = 1; run <= runs; run++) {
-  const server = await startServer()
+  const server = await startServer(scaledEnv(run))
   try {
     const pid = await createProject(server, 'ingest')
     const pool = new Pool(server.url, { connections: concurrency })
@@ -47,11 +56,21 @@ for (let run = 1; run <= runs; run++) {
     }))
     const seconds = Number(process.hrtime.bigint() - started) / 1e9
     await pool.close()
+    // Stored: the newest observation of the last series of the last body is readable.
+    const lastId = encodeURIComponent(`building/floor ${(series - 1) % 7}/sensor ${series - 1}`)
+    const lastTime = new Date(T0 + (requests * per - 1) * 60_000).toISOString()
+    for (;;) {
+      const r = await fetch(`${server.url}/v2/datapoint/timeseries?project_id=${pid}&dataPointID=${lastId}&start=${lastTime}&max=1`, { headers: { authorization: basicHeader } })
+      if (r.status === 200 && (await r.json()).data.length === 1) break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const storedSeconds = Number(process.hrtime.bigint() - started) / 1e9
     const obs = requests * series * per
-    rates.push(obs / seconds)
-    emit({ bench: 'http-ingest', run, observations: obs, seconds: +seconds.toFixed(3), observations_per_s: Math.round(obs / seconds), server_peak_rss_mb: await peakRssMb(server.child.pid!) })
+    rates.push(obs / storedSeconds)
+    emit({ bench: 'http-ingest', mode: scaled ? 'scaled' : 'embedded', run, observations: obs, acked_seconds: +seconds.toFixed(3), acked_per_s: Math.round(obs / seconds),
+      stored_seconds: +storedSeconds.toFixed(3), observations_per_s: Math.round(obs / storedSeconds), server_peak_rss_mb: await peakRssMb(server.child.pid!) })
   } finally {
     await server.stop()
   }
 }
-emit({ bench: 'http-ingest', summary: true, runs, series_per_request: series, observations_per_series: per, concurrency, observations_per_s_median: Math.round(median(rates)) })
+emit({ bench: 'http-ingest', summary: true, mode: scaled ? 'scaled' : 'embedded', runs, series_per_request: series, observations_per_series: per, concurrency, observations_per_s_median: Math.round(median(rates)) })

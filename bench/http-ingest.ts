@@ -2,7 +2,7 @@
 // POST /v2/project/{id}/timeseries on the embedded default, server in a child process.
 // Bodies: `series` datapoints × `per` observations each (1-minute steps), generated before
 // the clock starts; `concurrency` requests in flight. Each run uses a fresh server.
-// With BENCH_SCALED=1 the same load goes to one process running all roles in the scaled mode
+// With BENCH_SCALED=1 (or =both, side by side) the same load goes to one process running all roles in the scaled mode
 // (QuestDB store, Kafka log; services from scripts/services/all.sh): requests are answered once
 // Kafka acknowledged, and "stored" is when the last observation is readable from QuestDB
 // (one project = one partition, written in order, so the last one visible means all are).
@@ -16,8 +16,9 @@ const series = Number(process.env.BENCH_SERIES ?? 100)
 const per = Number(process.env.BENCH_PER ?? 100)
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 4)
 const T0 = Date.parse('2024-01-01T00:00:00Z')
-const scaled = process.env.BENCH_SCALED === '1'
-const scaledEnv = (run: number): Record<string, string> => scaled ? {
+// BENCH_SCALED=1: the scaled mode only; BENCH_SCALED=both: embedded and scaled in one run, with the ratio.
+const modes = process.env.BENCH_SCALED === 'both' ? [false, true] : [process.env.BENCH_SCALED === '1']
+const scaledEnv = (scaled: boolean, run: number): Record<string, string> => scaled ? {
   LINTEL_STORE: 'questdb', LINTEL_QUESTDB: 'http://127.0.0.1:19000', LINTEL_QUESTDB_TABLE: `bench_${process.pid}_${run}`,
   LINTEL_LOG: 'kafka', LINTEL_KAFKA_BROKERS: '127.0.0.1:19092', LINTEL_KAFKA_TOPIC: `bench.${process.pid}.${run}`,
 } : {}
@@ -37,9 +38,11 @@ function body(request: number): string {
 
 progress(`generating ${requests} bodies of ${series * per} observations`)
 const bodies = Array.from({ length: requests }, (_, i) => body(i))
+const medians: Record<string, number> = {}
+for (const scaled of modes) {
 const rates: number[] = []
 for (let run = 1; run <= runs; run++) {
-  const server = await startServer(scaledEnv(run))
+  const server = await startServer(scaledEnv(scaled, run))
   try {
     const pid = await createProject(server, 'ingest')
     const pool = new Pool(server.url, { connections: concurrency })
@@ -73,4 +76,7 @@ for (let run = 1; run <= runs; run++) {
     await server.stop()
   }
 }
+medians[scaled ? 'scaled' : 'embedded'] = median(rates)
 emit({ bench: 'http-ingest', summary: true, mode: scaled ? 'scaled' : 'embedded', runs, series_per_request: series, observations_per_series: per, concurrency, observations_per_s_median: Math.round(median(rates)) })
+}
+if (modes.length === 2) emit({ bench: 'http-ingest', ratio: 'stored observations/s, scaled / embedded', value: +(medians.scaled / medians.embedded).toFixed(3) })

@@ -25,13 +25,16 @@ export function openCatalogDb(dataDir: string | ':memory:'): Db {
 }
 
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number
-  for (let v = current; v < migrations.length; v++) {
-    db.transaction(() => {
-      db.exec(migrations[v])
-      db.pragma(`user_version = ${v + 1}`)
-    })()
-  }
+  // BEGIN IMMEDIATE and the version read inside the transaction: processes of the scaled
+  // mode that open one data directory at the same time apply each migration exactly once.
+  const step = db.transaction((): boolean => {
+    const v = db.pragma('user_version', { simple: true }) as number
+    if (v >= migrations.length) return false
+    db.exec(migrations[v])
+    db.pragma(`user_version = ${v + 1}`)
+    return true
+  })
+  while (step.immediate()) { /* next migration */ }
 }
 
 /** Prepared statements cached by SQL text: preparing costs more than running a point query. */

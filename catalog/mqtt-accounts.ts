@@ -84,8 +84,4 @@ export class MqttAccounts {
     return new Map(rows.map((r) => [r.id, r.valid_until]))
   }
 
-  /** The earliest expiry still ahead, ms since the epoch. */
-  nextExpiry(): number | undefined {
-    return (this.sql('SELECT min(valid_until) FROM mqtt_accounts WHERE valid_until IS NOT NULL').pluck().get() as number | null) ?? undefined
-  }
 }

@@ -50,13 +50,15 @@ export class IngestQueue {
   private async flush(): Promise<void> {
     this.flushing = true
     while (this.queue.length > 0) {
-      const group: Pending[] = []
+      // One splice per group, not shift() per message: with many 1-line messages waiting,
+      // a shift() each would copy the whole queue each time.
+      let take = 0
       let size = 0
-      while (this.queue.length > 0 && (size === 0 || size + this.queue[0].obs.length <= this.maxBatch)) {
-        const p = this.queue.shift()!
-        group.push(p)
-        size += p.obs.length
+      while (take < this.queue.length && (size === 0 || size + this.queue[take].obs.length <= this.maxBatch)) {
+        size += this.queue[take].obs.length
+        take++
       }
+      const group = this.queue.splice(0, take)
       const batch = group.length === 1 ? group[0].obs : group.flatMap((p) => p.obs)
       try {
         await this.store.append(batch)

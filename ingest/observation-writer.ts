@@ -17,14 +17,16 @@ export class ObservationWriter {
   /** Series ids of the identifiers, creating datapoints; throws if one may not be written. */
   resolve(projectId: number, identifiers: Iterable<string>, canWrite: WriteCheck): { ids: Map<string, number>; created: number[] } {
     const { datapoints } = this.catalog
-    const unique = new Set(identifiers)
+    const ids = new Map<string, number>()
     const fresh: string[] = []
-    for (const id of unique) {
+    for (const id of new Set(identifiers)) {
       const dp = datapoints.find(projectId, id)
-      if (!dp) fresh.push(id)
       if (!canWrite(dp ?? { dataPointID: id, tags: {} })) throw new ForbiddenError(`No write access to datapoint '${id}'`)
+      if (dp) ids.set(id, dp.id)
+      else fresh.push(id)
     }
-    const ids = datapoints.ensure(projectId, unique)
+    // Only the new identifiers go to the catalog again (the known ones were just found).
+    for (const [id, series] of datapoints.ensure(projectId, fresh)) ids.set(id, series)
     return { ids, created: fresh.map((id) => ids.get(id)!) }
   }
 

@@ -26,17 +26,15 @@ export class TimeseriesMessages {
   /** Resolves when the message's good lines are durable. */
   async handle(session: MqttSession, payload: Buffer): Promise<void> {
     const ids: string[] = []
-    const times: number[] = []
-    const values: number[] = []
+    const obs: Observation[] = []
     const { bad } = parseLines(payload, {
-      observation: (id, time, value) => { ids.push(id); times.push(time); values.push(value) },
+      observation: (id, time, value) => { ids.push(id); obs.push({ series: 0, time, value }) },
       error: (line, reason) => this.logBadLine(session, line, reason),
     })
     this.badLines += bad
     if (ids.length === 0) return
     const series = this.resolver.resolve(session.projectId, ids)
-    const obs = new Array<Observation>(ids.length)
-    for (let i = 0; i < ids.length; i++) obs[i] = { series: series[i], time: times[i], value: values[i] }
+    for (let i = 0; i < obs.length; i++) obs[i].series = series[i]
     await this.ingest(session.projectId, obs)
     this.goodLines += ids.length
   }

@@ -1,0 +1,40 @@
+// The bounded ingest queue between the broker and the store (DESIGN.md "Data flow"): an
+// enqueue resolves only once its observations are durable, messages of many clients share
+// one commit, a full queue makes publishers wait instead of dropping, and a failed write
+// rejects every enqueue of its group.
+import t from 'tap'
+import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
+import { IngestQueue } from '../../ingest/ingest-queue.ts'
+
+t.test('durable when resolved, grouped, bounded', async (t) => {
+  const store = await openSqliteStore({ dir: t.testdir() })
+  t.teardown(() => store.close())
+  const queue = new IngestQueue(store, { maxPending: 1000, maxBatch: 400 })
+  const messages = Array.from({ length: 50 }, (_, m) => Array.from({ length: 100 }, (_, i) => ({ series: m % 5, time: m * 100 + i, value: i })))
+  let waiting = 0
+  const all = messages.map(async (obs) => {
+    await queue.enqueue(obs)
+    // Resolved: the observations are readable from the store.
+    const [first] = await store.read(obs[0].series, { start: obs[0].time, limit: 1, from: 'first' })
+    t.equal(first?.time, obs[0].time)
+    waiting = Math.max(waiting, queue.metrics().pending)
+  })
+  await Promise.all(all)
+  const m = queue.metrics()
+  t.equal(m.enqueued, 5000)
+  t.equal(m.stored, 5000)
+  t.equal(m.pending, 0)
+  t.ok(m.backpressure_waits > 0, 'a full queue made enqueues wait')
+  t.ok(waiting <= 1000, `never more than maxPending waiting (${waiting})`)
+  t.ok(m.batches < 50, `messages share commits (${m.batches} batches for 50 messages)`)
+  for (let s = 0; s < 5; s++) t.equal(await store.count(s), 1000)
+})
+
+t.test('a failed store write rejects the enqueues of its group and nothing waits forever', async (t) => {
+  const store = await openSqliteStore({ dir: t.testdir() })
+  await store.close()
+  const queue = new IngestQueue(store)
+  const results = await Promise.allSettled([queue.enqueue([{ series: 1, time: 1, value: 1 }]), queue.enqueue([{ series: 1, time: 2, value: 2 }])])
+  t.same(results.map((r) => r.status), ['rejected', 'rejected'])
+  t.match(queue.metrics(), { failed: 2, stored: 0, pending: 0 })
+})

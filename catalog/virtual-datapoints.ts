@@ -1,17 +1,10 @@
-// Definitions of virtual datapoints (spec 2) with their status and status-change log.
-// The status codes and texts are the spec's table; transitions are driven by the API and the
-// engine's runtime, which call setStatus with a message naming the requesting user.
+// Definitions of virtual datapoints (spec 2) with their status code and status-change log.
+// The codes, their texts and the allowed transitions are the engine's lifecycle table
+// (engine/vdp/lifecycle.ts); this module only stores what its callers decided.
 import { statements, type Db } from './db.ts'
 import { ConflictError, NotFoundError } from './errors.ts'
 
-export const STATUS_TEXT: Record<number, string> = {
-  100: 'Created', 101: 'Creation failed', 102: 'Ready to start',
-  200: 'Starting', 201: 'Start failed', 202: 'Running',
-  300: 'Stopping', 301: 'Stop failed', 302: 'Stopped', 303: 'Stopped due to technical maintenance', 304: 'Health check failed',
-  500: 'Deleting', 501: 'Delete failed',
-}
-
-export interface VdpLogEntry { message: string; status_code: number; status_text: string; ts: string; type: 'status_change' }
+export interface VdpLogEntry { message: string; status_code: number; ts: string; type: 'status_change' }
 
 export interface VdpRecord {
   id: number
@@ -41,12 +34,12 @@ export class VirtualDatapoints {
     this.sql = statements(db)
   }
 
-  create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object }, message: string): VdpRecord {
+  create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object; status_code: number }, message: string): VdpRecord {
     if (this.find(projectId, v.dataPointID)) throw new ConflictError(`A virtual datapoint '${v.dataPointID}' already exists in project ${projectId}`)
     return this.db.transaction(() => {
-      const id = Number(this.sql('INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at) VALUES (?, ?, ?, ?, ?, ?, 100, ?)')
-        .run(projectId, v.dataPointID, v.type, v.description, JSON.stringify(v.pins), JSON.stringify(v.parameters), this.now()).lastInsertRowid)
-      this.log(id, 100, message)
+      const id = Number(this.sql('INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(projectId, v.dataPointID, v.type, v.description, JSON.stringify(v.pins), JSON.stringify(v.parameters), v.status_code, this.now()).lastInsertRowid)
+      this.log(id, v.status_code, message)
       return this.byId(id)
     })()
   }
@@ -72,9 +65,10 @@ export class VirtualDatapoints {
     return (this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? ORDER BY datapoint_id').all(projectId) as Row[]).map(toRecord)
   }
 
-  /** Virtual datapoints whose status says they should run (restart after a process restart). */
-  listRunning(): VdpRecord[] {
-    return (this.sql('SELECT * FROM virtual_datapoints WHERE status_code IN (200, 202) ORDER BY id').all() as Row[]).map(toRecord)
+  /** Virtual datapoints of all projects with one of the status codes (e.g. those that should run). */
+  listByStatus(codes: readonly number[]): VdpRecord[] {
+    if (codes.length === 0) return []
+    return (this.sql(`SELECT * FROM virtual_datapoints WHERE status_code IN (${codes.map(() => '?').join(', ')}) ORDER BY id`).all(...codes) as Row[]).map(toRecord)
   }
 
   setStatus(id: number, code: number, message: string): VdpRecord {
@@ -96,7 +90,7 @@ export class VirtualDatapoints {
 
   logs(id: number): VdpLogEntry[] {
     return (this.sql('SELECT ts, status_code, message FROM vdp_logs WHERE vdp = ? ORDER BY seq').all(id) as { ts: string; status_code: number; message: string }[])
-      .map((l) => ({ message: l.message, status_code: l.status_code, status_text: STATUS_TEXT[l.status_code] ?? String(l.status_code), ts: l.ts, type: 'status_change' }))
+      .map((l) => ({ message: l.message, status_code: l.status_code, ts: l.ts, type: 'status_change' }))
   }
 
   private log(id: number, code: number, message: string): void {

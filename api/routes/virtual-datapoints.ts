@@ -1,14 +1,15 @@
-// Virtual datapoints (spec 2, endpoints under /v2/project/{project_id}) and their state
-// machine: create → Created (100) → Ready to start (102) automatically; run=true → Starting
-// (200) → Running (202) or Start failed (201); run=false → Stopping (300) → Stopped (302);
-// DELETE (only when not running) → Deleting (500), then the record is removed.
+// Virtual datapoints (spec 2, endpoints under /v2/project/{project_id}). Their states and
+// transitions are the engine's lifecycle table (engine/vdp/lifecycle.ts); requests move them
+// through engine/vdp/status.ts, which refuses a move the table does not allow (409).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ConflictError, InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
-import { STATUS_TEXT, type VdpRecord } from '../../catalog/virtual-datapoints.ts'
+import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import { parseVdpConfig, VdpConfigError } from '../../engine/vdp/config.ts'
+import { VDP_LIFECYCLE } from '../../engine/vdp/lifecycle.ts'
 import type { VdpRunner } from '../../engine/vdp/runner.ts'
+import { checkVdpMove, moveVdp, settleVdp } from '../../engine/vdp/status.ts'
 import type { RouteContext } from '../app.ts'
 import { created } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
@@ -22,15 +23,15 @@ const Vdp = Type.Object({
 })
 const Ident = Type.String({ minLength: 1, maxLength: 1000 })
 const ByIdQuery = Type.Object({ dataPointID: Ident }, { additionalProperties: false })
-const RUNNING = new Set([200, 202, 300])
+const statusText = (code: number) => VDP_LIFECYCLE.text(code)
 
 export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const vdps = catalog.virtualDatapoints
   const view = (v: VdpRecord) => ({
-    dataPointID: v.dataPointID, type: v.type, description: v.description, status: STATUS_TEXT[v.status_code], status_code: v.status_code,
-    pins: v.pins, parameters: v.parameters, logs: vdps.logs(v.id),
+    dataPointID: v.dataPointID, type: v.type, description: v.description, status: statusText(v.status_code), status_code: v.status_code,
+    pins: v.pins, parameters: v.parameters, logs: vdps.logs(v.id).map((l) => ({ ...l, status_text: statusText(l.status_code) })),
   })
   const who = (req: FastifyRequest) => req.caller.user.email
   /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
@@ -73,10 +74,9 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       assertNoCycle(dataPointID, inputs, (id) => vdps.find(pid, id))
       const v = catalog.transaction(() => {
         catalog.datapoints.ensure(pid, [dataPointID, ...inputs])
-        return vdps.create(pid, { dataPointID, type: config.type, description, pins: req.body.pins, parameters: req.body.parameters ?? {} }, `Created by ${who(req)}`)
+        return vdps.create(pid, { dataPointID, type: config.type, description, pins: req.body.pins, parameters: req.body.parameters ?? {}, status_code: VDP_LIFECYCLE.initial }, `Created by ${who(req)}`)
       })
-      // Created → Ready to start happens on its own, right after the reply.
-      setImmediate(() => { try { if (vdps.byId(v.id).status_code === 100) vdps.setStatus(v.id, 102, '') } catch { /* deleted meanwhile */ } })
+      settleVdp(vdps, v.id) // Created → Ready to start on its own, right after the reply
       return created(reply, view(v))
     },
   })
@@ -91,22 +91,25 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     handler: async (req) => {
       let v = readable(req, 71, req.query.dataPointID)
       if (req.query.run) {
-        if (RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is already running`)
-        if (v.status_code === 500) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is being deleted`)
+        checkVdpMove(v, 'run')
         if (!catalog.projects.vdpEnabled(req.project.id)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${req.project.id}`)
-        vdps.setStatus(v.id, 200, `Run requested by ${who(req)}`)
+        moveVdp(vdps, v.id, 'run', `Run requested by ${who(req)}`)
         try {
           await runner.start(vdps.byId(v.id))
-          v = vdps.setStatus(v.id, 202, '')
         } catch (err) {
-          v = vdps.setStatus(v.id, 201, `Start failed: ${(err as Error).message}`)
+          return view(moveVdp(vdps, v.id, 'start_failed', `Start failed: ${(err as Error).message}`))
+        }
+        try {
+          v = moveVdp(vdps, v.id, 'started')
+        } catch (err) { // stopped or failed while starting: it does not run
+          runner.stop(v.id)
+          throw err
         }
         return view(v)
       }
-      if (!RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is not running`)
-      vdps.setStatus(v.id, 300, `Stop requested by ${who(req)}`)
+      moveVdp(vdps, v.id, 'stop', `Stop requested by ${who(req)}`)
       runner.stop(v.id)
-      return view(vdps.setStatus(v.id, 302, ''))
+      return view(moveVdp(vdps, v.id, 'stopped'))
     },
   })
 
@@ -125,8 +128,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
     handler: async (req) => {
       const v = readable(req, 73, req.query.dataPointID)
-      if (RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is running: stop it (run=false) before deleting it`)
-      const answer = view(vdps.setStatus(v.id, 500, `Delete requested by ${who(req)}`))
+      const answer = view(moveVdp(vdps, v.id, 'delete', `Delete requested by ${who(req)}`))
       vdps.remove(v.id)
       return answer
     },
@@ -169,7 +171,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         (statusCode === undefined || v.status_code === statusCode) &&
         (needle === undefined || v.dataPointID.toLowerCase().includes(needle) || v.description.toLowerCase().includes(needle)) &&
         canAccessDatapoint(access, catalog.datapoints.find(req.project.id, v.dataPointID) ?? { dataPointID: v.dataPointID, tags: {} }, 'read'))
-      const items = all.slice((page - 1) * perPage, page * perPage).map((v) => ({ dataPointID: v.dataPointID, status: STATUS_TEXT[v.status_code] }))
+      const items = all.slice((page - 1) * perPage, page * perPage).map((v) => ({ dataPointID: v.dataPointID, status: statusText(v.status_code) }))
       return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
     },
   })

@@ -19,8 +19,8 @@
 //   (default), `hPa`, `kPa`, `bar`, `mbar`. The output is in g/m³.
 // - factorization and default_init_value are finite JSON numbers.
 import { compileFormula, FormulaError, isValidName } from '../../formulas/index.ts'
-import { checkCron } from './operators/cron-range.ts'
-import { MAX_WINDOW_SIZE } from './operators/pin-window.ts'
+import { checkCron } from '../stream/cron-range.ts'
+import { MAX_WINDOW_SIZE } from '../stream/range-window.ts'
 import {
   AGGREGATES, type Aggregate, type DataRange, type PinConfig, PRESSURE_UNITS, RELATIVE_HUMIDITY_UNITS, TEMPERATURE_UNITS,
   TRIGGERS, type Trigger, type VdpConfig, type VdpType,

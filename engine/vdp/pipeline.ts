@@ -1,9 +1,10 @@
 // Assembles the stream of one virtual datapoint from its configuration (DESIGN.md "Data flow":
 // pin windows → aggregates → formula). Per pin:
 //
-//   input → pinWindow(data_range) → aggregateWith(aggregate) → pinTrigger(trigger)
+//   input → rangeWindow(data_range) → aggregateWith(aggregate) → triggerOn(trigger)
 //
-// then combinePins (the latest value of every pin) → calculate (formula, counter, humidity).
+// (the shared operators of engine/stream), then combinePins (the latest value of every pin)
+// → calculate (formula, counter, humidity).
 //
 // The gradient is the exception: its rule is over "the last two observations" of its one pin,
 // so its window is always the last two raw observations by event time (count 2), whatever
@@ -18,21 +19,32 @@
 // and temperature, pressure is optional and is the standard atmosphere until it has a value.
 //
 // The result is cold: every subscription runs its own windows, triggers and counter total.
+// This one builder is what the tests test and what the runtime runs (issue 16): a restart
+// only adds `alreadyStored`, which drops replayed input vectors (and the gradient's replayed
+// outputs) whose output is already stored, before the calculation, so a counter's
+// CounterCalculator never adds an already counted result twice.
 import { asyncScheduler, EMPTY, filter, map, type Observable, type SchedulerLike } from 'rxjs'
 import { compileFormula } from '../../formulas/index.ts'
+import { aggregateWith } from '../stream/aggregate-with.ts'
+import { rangeWindow } from '../stream/range-window.ts'
+import { triggerOn } from '../stream/trigger.ts'
 import { type Calculator, CounterCalculator, formulaCalculator, gradient, humidityCalculator } from './calculators.ts'
-import { aggregateWith } from './operators/aggregate-with.ts'
 import { calculate } from './operators/calculate.ts'
 import { combinePins, type PinSource } from './operators/combine-pins.ts'
-import { pinTrigger } from './operators/pin-trigger.ts'
-import { pinWindow } from './operators/pin-window.ts'
-import type { Obs, PinConfig, VdpConfig } from './types.ts'
+import type { DataRange, Obs, PinConfig, VdpConfig } from './types.ts'
 
 export interface PipelineOptions {
   /** Clock of the time triggers and of coalescing; asyncScheduler by default. */
   scheduler?: SchedulerLike
   /** A counter's last stored total, so a restarted counter continues (default: default_init_value). */
   initialCounter?: number
+  /** Whether the output at `time` is already stored (a restart's replay): nothing is computed for it. */
+  alreadyStored?: (time: number) => boolean
+}
+
+/** The window a pin keeps of its input: its data_range, except the gradient's last two raw observations. */
+export function inputRange(config: VdpConfig, pin: PinConfig): DataRange {
+  return config.type === 'gradient' ? { kind: 'count', n: 2 } : pin.range
 }
 
 /**
@@ -41,9 +53,11 @@ export interface PipelineOptions {
  */
 export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Observable<Obs>, opts: PipelineOptions = {}): Observable<Obs> {
   const scheduler = opts.scheduler ?? asyncScheduler
+  const stored = opts.alreadyStored
+  const fresh = <T extends { time: number }>(source: Observable<T>): Observable<T> => (stored ? source.pipe(filter((x) => !stored(x.time))) : source)
   const names = config.pins.map((p) => p.name)
   const pinStream = (pin: PinConfig): Observable<Obs> =>
-    inputs(pin.name).pipe(pinWindow(pin.range), aggregateWith(pin.aggregate), pinTrigger(pin.trigger, scheduler))
+    inputs(pin.name).pipe(rangeWindow(pin.range), aggregateWith(pin.aggregate), triggerOn(pin.trigger, scheduler))
   const source = (pin: PinConfig, required: boolean): PinSource =>
     ({ source: pinStream(pin), required, coalesce: pin.trigger !== 'every_value' })
 
@@ -52,13 +66,14 @@ export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Ob
       const pin = config.pins[0]
       const factor = config.parameters.factorization
       return inputs(pin.name).pipe(
-        pinWindow({ kind: 'count', n: 2 }),
+        rangeWindow(inputRange(config, pin)),
         map((w): Obs | null => {
           const value = gradient(w, factor)
           return value === null ? null : { time: w[w.length - 1].time, value }
         }),
         filter((o): o is Obs => o !== null),
-        pinTrigger(pin.trigger, scheduler),
+        triggerOn(pin.trigger, scheduler),
+        fresh,
       )
     }
     case 'formula':
@@ -73,7 +88,7 @@ export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Ob
         const start = opts.initialCounter ?? config.parameters.default_init_value
         calc = () => new CounterCalculator(compiled, start)
       }
-      return combinePins(pins, scheduler).pipe(calculate(calc))
+      return combinePins(pins, scheduler).pipe(fresh, calculate(calc))
     }
     case 'absolute_humidity': {
       // Always three slots [relative_humidity, temperature, pressure], whatever the body's order.
@@ -83,7 +98,7 @@ export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Ob
         return pin ? source(pin, required) : { source: EMPTY, required: false } // not configured: no values, completes at once
       }
       const pins = [slot('relative_humidity', true), slot('temperature', true), slot('pressure', false)]
-      return combinePins(pins, scheduler).pipe(calculate(humidityCalculator(config.parameters)))
+      return combinePins(pins, scheduler).pipe(fresh, calculate(humidityCalculator(config.parameters)))
     }
   }
 }

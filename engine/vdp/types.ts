@@ -1,12 +1,12 @@
 // Types of the virtual-datapoint pipeline (spec part 2, "Virtual datapoint", "Pin
 // configuration", "Configuration by type"). Time is integer microseconds since the Unix epoch,
 // UTC, as everywhere in the program (DESIGN.md "Conventions").
+import type { Aggregate, Trigger, WindowRange } from '../stream/types.ts'
 
-/** One observation of a series: event time in µs and a finite value. */
-export interface Obs {
-  time: number
-  value: number
-}
+// The stream's types under the names the virtual-datapoint code and spec use.
+export { AGGREGATES, TRIGGERS, type Aggregate, type Obs, type Trigger } from '../stream/types.ts'
+/** A pin's `data_range` (spec "Data range shapes"): the window the pin keeps. */
+export type DataRange = WindowRange
 
 /** The latest value of every pin, aligned with the virtual datapoint's pins (combinePins). */
 export interface Combined {
@@ -15,25 +15,6 @@ export interface Combined {
   /** `values[i]` belongs to `pins[i]`; null: an optional pin without a value and no default. */
   values: (number | null)[]
 }
-
-export const AGGREGATES = ['last', 'first', 'sum', 'mean', 'median', 'max', 'min', 'timeweighted_mean', 'integral'] as const
-export type Aggregate = (typeof AGGREGATES)[number]
-
-export const TRIGGERS = ['every_value', 'every_minute', 'every_hour'] as const
-export type Trigger = (typeof TRIGGERS)[number]
-
-/**
- * What a pin keeps of its input (spec "Data range shapes"):
- * - time: observations with time > latest − us (event time)
- * - count: the newest n observations by event time
- * - cron: observations since the most recent `start` occurrence, until the next `end`
- * - none: every observation forwarded on its own, in arrival order
- */
-export type DataRange =
-  | { kind: 'time'; us: number }
-  | { kind: 'count'; n: number }
-  | { kind: 'cron'; start: string; end: string }
-  | { kind: 'none' }
 
 export interface PinConfig {
   /** The pin's name in the creation body (P1..P5, `input`, `temperature`, a counter's names). */

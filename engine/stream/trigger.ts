@@ -1,5 +1,5 @@
-// pinTrigger: when a pin emits into the calculation (spec part 2, "Pin configuration",
-// `trigger`: every_value, every_minute, every_hour).
+// triggerOn: when a stream emits downstream (spec part 2, "Pin configuration", `trigger`:
+// every_value, every_minute, every_hour; a virtual datapoint's pin emits into its calculation).
 //
 // - every_value: every aggregate passes through as it comes.
 // - every_minute / every_hour: on each wall-clock boundary of the scheduler (whole UTC minutes
@@ -12,14 +12,14 @@
 // not accumulate; if the process was blocked across several boundaries only the latest missed
 // boundary is emitted. Completes when the source completes (no further value can change).
 import { asyncScheduler, Observable, type OperatorFunction, type SchedulerAction, type SchedulerLike } from 'rxjs'
-import type { Obs, Trigger } from '../types.ts'
+import type { Obs, Trigger } from './types.ts'
 
 export const TRIGGER_PERIOD_MS: Readonly<Record<Exclude<Trigger, 'every_value'>, number>> = {
   every_minute: 60_000,
   every_hour: 3_600_000,
 }
 
-export function pinTrigger(trigger: Trigger, scheduler: SchedulerLike = asyncScheduler): OperatorFunction<Obs, Obs> {
+export function triggerOn(trigger: Trigger, scheduler: SchedulerLike = asyncScheduler): OperatorFunction<Obs, Obs> {
   if (trigger === 'every_value') return (source) => source
   const period = TRIGGER_PERIOD_MS[trigger]
   return (source) => new Observable<Obs>((subscriber) => {

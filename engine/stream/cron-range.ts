@@ -1,5 +1,5 @@
 // Cron-based data ranges (spec part 2, "Data range shapes": `{start: <cron>, end: <cron>}`),
-// the helper of pinWindow; not an operator itself. Five-field cron expressions (minute hour
+// the helper of rangeWindow and of the storage-first rebuild; not an operator itself. Five-field cron expressions (minute hour
 // day-of-month month day-of-week) evaluated in UTC with cron-parser.
 //
 // Semantics (the spec only says the expressions define start and end of the range):

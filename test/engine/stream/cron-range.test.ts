@@ -1,5 +1,5 @@
 import t from 'tap'
-import { checkCron, CronRange } from '../../../engine/vdp/operators/cron-range.ts'
+import { checkCron, CronRange } from '../../../engine/stream/cron-range.ts'
 
 const iso = (s: string) => Date.parse(s) * 1000
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import { from, Observable } from 'rxjs'
-import { aggregateWith } from '../../../engine/vdp/operators/aggregate-with.ts'
-import type { Obs } from '../../../engine/vdp/types.ts'
+import { aggregateWith } from '../../../engine/stream/aggregate-with.ts'
+import type { Obs } from '../../../engine/stream/types.ts'
 
 const o = (time: number, value: number): Obs => ({ time, value })
 

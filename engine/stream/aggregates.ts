@@ -1,4 +1,4 @@
-// The aggregates of a pin's window (spec part 2, "Pin configuration", aggregation table).
+// The aggregates of a window (spec part 2, "Pin configuration", aggregation table).
 // Pure functions over a window in ascending event time; an empty window has no aggregate.
 //
 // Decisions where the spec is silent:

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { aggregateWindow } from '../../../engine/vdp/aggregates.ts'
-import { AGGREGATES, type Obs } from '../../../engine/vdp/types.ts'
+import { aggregateWindow } from '../../../engine/stream/aggregates.ts'
+import { AGGREGATES, type Obs } from '../../../engine/stream/types.ts'
 
 const S = 1_000_000
 /** Observations at the given seconds with the given values. */

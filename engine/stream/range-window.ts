@@ -1,6 +1,7 @@
-// pinWindow: the data range of a pin (spec part 2, "Pin configuration", "Data range shapes").
-// Keeps the observations of the range by EVENT time, in ascending time order, and emits a copy
-// of the window after every input that lands in it.
+// rangeWindow: the window of a data range (spec part 2, "Pin configuration", "Data range
+// shapes"; a virtual datapoint's pin, later an alert's condition). Keeps the observations of
+// the range by EVENT time, in ascending time order, and emits a copy of the window after
+// every input that lands in it.
 //
 // - time {us}: observations with time > latest − us, latest being the newest event time seen
 //   (so a 1h window holds (latest − 1h, latest]).
@@ -15,16 +16,16 @@
 // nothing is emitted. An observation with the time of one already in the window replaces its
 // value (the store keeps one value per time too) and the window is emitted.
 // Bound: a window never holds more than MAX_WINDOW_SIZE observations (count ranges are
-// limited to it by config.ts); beyond it the oldest are
+// limited to it by their configuration, e.g. engine/vdp/config.ts); beyond it the oldest are
 // dropped (a time or cron range over a fast series would otherwise grow without limit).
 import { Observable, type OperatorFunction } from 'rxjs'
-import type { DataRange, Obs } from '../types.ts'
 import { CronRange } from './cron-range.ts'
+import type { Obs, WindowRange } from './types.ts'
 
 export const MAX_WINDOW_SIZE = 100_000
 
 /** @param maxSize the bound of time and cron windows (tests lower it) */
-export function pinWindow(range: DataRange, maxSize = MAX_WINDOW_SIZE): OperatorFunction<Obs, Obs[]> {
+export function rangeWindow(range: WindowRange, maxSize = MAX_WINDOW_SIZE): OperatorFunction<Obs, Obs[]> {
   return (source) => new Observable<Obs[]>((subscriber) => {
     const keep = keeper(range, maxSize)
     return source.subscribe({
@@ -39,7 +40,7 @@ export function pinWindow(range: DataRange, maxSize = MAX_WINDOW_SIZE): Operator
 }
 
 /** Per-subscription state: takes an observation, returns the window to emit or undefined. */
-function keeper(range: DataRange, maxSize: number): (o: Obs) => Obs[] | undefined {
+function keeper(range: WindowRange, maxSize: number): (o: Obs) => Obs[] | undefined {
   const win: Obs[] = []
   switch (range.kind) {
     case 'none':

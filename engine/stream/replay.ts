@@ -6,7 +6,8 @@
 // window back from the store (rebuild.ts) and the last stored output. The consumer builds its
 // pipeline on `input(key)` and subscribes it, then calls feed(): the history of all inputs in
 // event-time order, then the buffered live observations, then live ones as they come. So no
-// observation falls between history and live.
+// observation falls between history and live; one stored while the history was read is in
+// both, and its buffered copy is skipped (a counter must not count it twice).
 //
 // While feed() runs, outputs at or before the last stored output are already in the store
 // (the previous run wrote them): `alreadyStored(time)` says so, and the consumer drops them
@@ -66,6 +67,7 @@ export async function openReplay(sources: ReplaySources, inputs: readonly Replay
     throw err
   }
   history.sort((a, b) => a.obs.time - b.obs.time) // stable: equal times keep input order
+  const replayed = new Set(history.map((h) => `${h.key} ${h.obs.time} ${h.obs.value}`))
 
   const lastStored = last?.time ?? -Infinity
   let replaying = false
@@ -83,7 +85,7 @@ export async function openReplay(sources: ReplaySources, inputs: readonly Replay
       for (const h of history) subjects.get(h.key)!.next(h.obs)
       const pending = buffer
       buffer = undefined
-      for (const b of pending) subjects.get(b.key)!.next(b.obs)
+      for (const b of pending) if (!replayed.has(`${b.key} ${b.obs.time} ${b.obs.value}`)) subjects.get(b.key)!.next(b.obs)
       replaying = false
     },
     close: () => live.unsubscribe(),

@@ -182,6 +182,8 @@ export const migrations: readonly Migration[] = [
       addAutoincrement(db, table)
     }
     db.exec(`
+    -- Pages of a project's datapoints in id order (GET /v2/project/{id}) without a sort.
+    CREATE INDEX datapoints_project ON datapoints(project_id);
     CREATE TABLE catalog_settings (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
     INSERT INTO catalog_settings (key, value) VALUES ('max_datapoints_per_project', 100000);
     CREATE TABLE project_limits (

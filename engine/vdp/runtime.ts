@@ -18,6 +18,7 @@ import type { Point, TimeseriesStore } from '../store/port.ts'
 import { parseVdpConfig } from './config.ts'
 import { CronRange } from './operators/cron-range.ts'
 import { buildPipeline } from './pipeline.ts'
+import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { VdpRunner } from './runner.ts'
 import type { DataRange, Obs, VdpConfig } from './types.ts'
 
@@ -26,8 +27,11 @@ const MAX_REPLAY = 100_000
 
 export interface RuntimeLog { info(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
-export class VdpRuntime implements VdpRunner {
-  private readonly running = new Map<number, Subscription>()
+export class VdpRuntime implements VdpRunner, ProjectRuntime {
+  private readonly running = new Map<number, { sub: Subscription; projectId: number }>()
+  /** Starts under way (they await the store): id → project. stop() removes the entry, and
+   *  a start that finds its entry gone after an await gives up instead of running. */
+  private readonly starting = new Map<number, number>()
 
   constructor (private readonly deps: {
     catalog: Catalog
@@ -45,12 +49,23 @@ export class VdpRuntime implements VdpRunner {
   }
 
   async start(v: VdpRecord): Promise<void> {
-    if (this.running.has(v.id)) return
+    if (this.running.has(v.id) || this.starting.has(v.id)) return
+    this.starting.set(v.id, v.project_id)
+    try {
+      await this.startNow(v)
+    } finally {
+      this.starting.delete(v.id)
+    }
+  }
+
+  private async startNow(v: VdpRecord): Promise<void> {
     const { catalog, store, bus } = this.deps
+    const cancelled = () => !this.starting.has(v.id)
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
     const ids = catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
     const output = ids.get(v.dataPointID)!
     const [last] = await store.read(output, { limit: 1, from: 'last' })
+    if (cancelled()) return
 
     // Live observations are buffered from now on, so none falls between history and live.
     const subjects = new Map(config.pins.map((p) => [p.name, new Subject<Obs>()]))
@@ -63,6 +78,10 @@ export class VdpRuntime implements VdpRunner {
     for (const p of config.pins) {
       const points = await this.history(ids.get(p.dataPointID)!, config.type === 'gradient' ? { kind: 'count', n: 2 } : p.range)
       for (const obs of points) history.push({ pin: p.name, obs })
+    }
+    if (cancelled()) {
+      for (const l of live) l.unsubscribe()
+      return
     }
     history.sort((a, b) => a.obs.time - b.obs.time)
 
@@ -85,7 +104,7 @@ export class VdpRuntime implements VdpRunner {
       },
     })
     for (const l of live) sub.add(l)
-    this.running.set(v.id, sub)
+    this.running.set(v.id, { sub, projectId: v.project_id })
 
     for (const h of history) subjects.get(h.pin)!.next(h.obs)
     const pending = buffer
@@ -95,12 +114,24 @@ export class VdpRuntime implements VdpRunner {
   }
 
   stop(id: number): void {
-    this.running.get(id)?.unsubscribe()
+    this.starting.delete(id)
+    this.running.get(id)?.sub.unsubscribe()
     this.running.delete(id)
   }
 
   stopAll(): void {
-    for (const id of [...this.running.keys()]) this.stop(id)
+    for (const id of [...this.running.keys(), ...this.starting.keys()]) this.stop(id)
+  }
+
+  /** Stops every virtual datapoint of the project, starts under way included (project deletion). */
+  stopProject(projectId: number): void {
+    for (const [id, r] of this.running) if (r.projectId === projectId) this.stop(id)
+    for (const [id, p] of this.starting) if (p === projectId) this.stop(id)
+  }
+
+  /** Ids of the virtual datapoints running now (for metrics and tests). */
+  runningIds(): number[] {
+    return [...this.running.keys()]
   }
 
   /** Starts every virtual datapoint whose status says it runs (after a process restart). */

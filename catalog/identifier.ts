@@ -7,16 +7,21 @@
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/
 
+/** The first control character of the identifier as `U+XXXX`, or undefined when it has none. */
+export function controlCharacterIn(id: string): string | undefined {
+  const m = CONTROL.exec(id)
+  return m ? `U+${m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : undefined
+}
+
 /** Why the identifier is refused, or undefined when it is acceptable. */
 export function identifierProblem(id: string): string | undefined {
-  const m = CONTROL.exec(id)
-  if (!m) return undefined
-  const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')
-  return `the datapoint identifier ${quoteIdentifier(id)} contains the control character U+${code}`
+  const c = controlCharacterIn(id)
+  return c && `the datapoint identifier ${quoteIdentifier(id)} contains the control character ${c}`
 }
 
 /** The identifier for a message: JSON-quoted, so control characters show as escapes; long ones cut. */
 export function quoteIdentifier(id: string): string {
-  const text = JSON.stringify(id.length > 200 ? id.slice(0, 200) : id).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-  return id.length > 200 ? `${text.slice(0, -1)}..."` : text
+  const long = id.length > 200
+  const text = JSON.stringify(long ? id.slice(0, 200) : id).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return long ? `${text.slice(0, -1)}..."` : text
 }

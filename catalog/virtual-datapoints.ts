@@ -2,7 +2,8 @@
 // The status codes and texts are the spec's table; transitions are driven by the API and the
 // engine's runtime, which call setStatus with a message naming the requesting user.
 import { statements, type Db } from './db.ts'
-import { ConflictError, NotFoundError } from './errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
+import { identifierProblem } from './identifier.ts'
 
 export const STATUS_TEXT: Record<number, string> = {
   100: 'Created', 101: 'Creation failed', 102: 'Ready to start',
@@ -42,6 +43,8 @@ export class VirtualDatapoints {
   }
 
   create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object }, message: string): VdpRecord {
+    const problem = identifierProblem(v.dataPointID)
+    if (problem) throw new InvalidInputError(`Refused: ${problem}`)
     if (this.find(projectId, v.dataPointID)) throw new ConflictError(`A virtual datapoint '${v.dataPointID}' already exists in project ${projectId}`)
     return this.db.transaction(() => {
       const id = Number(this.sql('INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at) VALUES (?, ?, ?, ?, ?, ?, 100, ?)')

@@ -2,6 +2,7 @@
 // an object keyed by datapoint identifier, each value an array of {time, value}. Every
 // observation is checked before anything is stored (all-or-nothing per request).
 import { InvalidInputError } from '../catalog/errors.ts'
+import { identifierProblem } from '../catalog/identifier.ts'
 import { parseTimestamp } from './timestamp.ts'
 
 export interface IdentifiedObservation { id: string; time: number; value: number }
@@ -15,6 +16,8 @@ export function validateJsonObservations(body: unknown): IdentifiedObservation[]
   const out: IdentifiedObservation[] = []
   for (const [id, list] of Object.entries(body)) {
     if (id.length === 0) throw new InvalidInputError('A datapoint identifier is empty')
+    const problem = identifierProblem(id)
+    if (problem) throw new InvalidInputError(`Refused: ${problem}`)
     if (id.length > MAX_IDENTIFIER_LENGTH) throw new InvalidInputError(`The datapoint identifier '${id.slice(0, 40)}...' is longer than ${MAX_IDENTIFIER_LENGTH} characters`)
     if (!Array.isArray(list)) throw new InvalidInputError(`The observations of '${id}' must be an array`)
     for (let i = 0; i < list.length; i++) {

@@ -11,8 +11,8 @@ import type { Catalog } from '../catalog/index.ts'
 import type { Datapoint } from '../catalog/types.ts'
 
 export const DEFAULT_PER_PAGE = 1000
-export const MAX_PER_PAGE = 5000
-const SCAN_CHUNK = 5000
+export const MAX_PER_PAGE = 2000
+const SCAN_CHUNK = 1000
 
 export interface PageMeta { current_page: number; items_per_page: number; total_items: number; total_pages: number }
 

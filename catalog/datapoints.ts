@@ -24,7 +24,9 @@ export class Datapoints {
    * project's quota leaves room for (413) creates none of them.
    */
   ensure(projectId: number, identifiers: Iterable<string>): Map<string, number> {
-    const { hash_id_length: len } = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').get(projectId) as { hash_id_length: number }
+    const project = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').get(projectId) as { hash_id_length: number } | undefined
+    if (!project) throw new NotFoundError(`Project ${projectId} not found`) // e.g. deleted while a device still sends
+    const len = project.hash_id_length
     const find = this.sql('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?').pluck()
     const insert = this.sql('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
     const ids = new Map<string, number>()
@@ -130,6 +132,18 @@ export class Datapoints {
   remove(ids: number[]): void {
     const del = this.sql('DELETE FROM datapoints WHERE id = ?')
     this.db.transaction(() => { for (const id of ids) del.run(id) })()
+  }
+
+  /**
+   * Deletes up to `limit` datapoints of the project (with their tags) and returns their ids:
+   * a large project is emptied in steps, so its deletion never holds the event loop long.
+   */
+  removeSomeOfProject(projectId: number, limit: number): number[] {
+    return this.db.transaction(() => {
+      const ids = this.sql('SELECT id FROM datapoints WHERE project_id = ? ORDER BY id LIMIT ?').pluck().all(projectId, limit) as number[]
+      if (ids.length > 0) this.sql('DELETE FROM datapoints WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids))
+      return ids
+    })()
   }
 
   idsOfProject(projectId: number): number[] {

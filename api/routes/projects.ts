@@ -17,6 +17,9 @@ const ProjectDetail = Type.Composite([Project, Type.Object({
   load_balancing_group: Type.String(), project_handle: Type.String(), hash_id_length: Type.Integer(), sampling_n: Type.Integer(),
 })])
 
+/** Datapoints deleted per step when a project is deleted. */
+const DELETE_STEP = 1000
+
 const PageQuery = Type.Object({
   page: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 }),
   per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}` }),
@@ -56,7 +59,17 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       // Nothing of the project may run on once it is gone: its virtual datapoints (and later
       // setpoints, alerts, apps) are stopped before the catalog forgets it.
       await onProjectDeleting?.(req.project.id)
-      const series = catalog.datapoints.idsOfProject(req.project.id)
+      // Datapoints go first, in steps with the event loop free in between (a project may hold
+      // 100,000 and more; one cascading DELETE would hold the loop for seconds); the project
+      // row and the rest of its metadata go last, by cascade.
+      const series: number[] = []
+      for (;;) {
+        const ids = catalog.datapoints.removeSomeOfProject(req.project.id, DELETE_STEP)
+        for (const id of ids) series.push(id)
+        if (ids.length < DELETE_STEP) break
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+      for (const id of catalog.datapoints.idsOfProject(req.project.id)) series.push(id) // made meanwhile
       const project = catalog.projects.delete(req.project.id)
       onProjectDeleted?.(project.id)
       // The catalog no longer names these series, so a failure here leaves only unreachable data.

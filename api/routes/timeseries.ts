@@ -9,7 +9,7 @@ import { readInChunks } from '../../engine/chunked-read.ts'
 import { autoInterval, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
 import type { MeanPoint, Point, TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
-import { validateJsonObservations } from '../../ingest/json-observations.ts'
+import { validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
 import { ObservationWriter } from '../../ingest/observation-writer.ts'
 import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
 import type { RouteContext } from '../app.ts'
@@ -82,7 +82,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     bodyLimit: ctx.ingestBodyLimit,
     schema: {
       params: ProjectParams,
-      // Documented shape; each observation is validated by validateJsonObservations with
+      // Documented shape; each observation is validated by validateJsonObservationsInSteps with
       // messages naming the identifier and the index.
       body: Type.Record(Type.String(), Type.Array(Type.Object({ time: Type.String(), value: Type.Number() }))),
       response: { 200: Type.Object({ success: Type.Literal(true), operation: Type.String(), resource: Type.Object({}) }) },
@@ -90,7 +90,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     // Skip the generic validator: a 300k-observation body is validated once, below.
     validatorCompiler: () => () => true,
     handler: async (req, reply) => {
-      const rows = validateJsonObservations(req.body)
+      const rows = await validateJsonObservationsInSteps(req.body)
       const filter = req.permissions.datapointFilter(50, req.project.id)
       await writer.write(req.project.id, rows, (dp) => canAccessDatapoint(filter, dp, 'write'))
       return done(reply, {})

@@ -116,6 +116,7 @@ export class Datapoints {
     return rows.map((r) => ({ ...r, tags: tags.get(r.id) ?? {} }))
   }
 
+  /** Every datapoint of the project at once: for tests and tools; the API pages (slice). */
   listByProject(projectId: number): Datapoint[] {
     const rows = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id`).all(projectId) as Row[]
     const tags = new Map<number, Record<string, string>>()

@@ -50,6 +50,8 @@ export interface AppDeps {
   vdpRunner?: VdpRunner
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
+  /** Called before a project is deleted: everything running for it stops (engine/project-runtimes.ts). */
+  onProjectDeleting?: (projectId: number) => Promise<void> | void
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -98,7 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app)
   installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
-  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, metrics: deps.metrics }
+  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -119,5 +121,6 @@ export interface RouteContext {
   ingest: Ingest
   tokenTtlSeconds: number
   onProjectDeleted?: (projectId: number) => void
+  onProjectDeleting?: (projectId: number) => Promise<void> | void
   metrics?: () => Record<string, number>
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { Catalog } from '../catalog/index.ts'
 import { LintelError } from '../catalog/errors.ts'
+import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { adminEndpoints } from './registry.ts'
 
@@ -26,6 +27,12 @@ const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_
       of its hash identifiers and N of automatic sampling.
   project vdp --id ID (--enable | --disable)
       Switches virtual datapoints on or off for a project (new projects: LINTEL_VDP_DEFAULT).
+  project quota --id ID [--datapoints N | --datapoints default]
+      Shows, or sets, how many datapoints project ID may hold. Creating more on any ingest
+      path (JSON, CSV, MQTT, META, virtual datapoints) is refused (HTTP 413; MQTT lines are
+      dropped and counted). 'default' returns the project to the default quota.
+  quota default [--datapoints N]
+      Shows, or sets, the quota of projects without their own (initially ${DEFAULT_MAX_DATAPOINTS}).
   mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT]
       A broker account WITHOUT expiry (operator-issued; the HTTP API only makes short-lived ones).
   mqtt delete --username NAME
@@ -42,7 +49,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       yes: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
-      enable: { type: 'boolean' }, disable: { type: 'boolean' },
+      enable: { type: 'boolean' }, disable: { type: 'boolean' }, datapoints: { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -55,6 +62,10 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
   const intOf = (name: keyof typeof values): number => {
     const v = need(name)
     if (!/^[1-9]\d*$/.test(v)) throw new UsageError(`--${name} must be a positive integer, got '${v}'`)
+    return Number(v)
+  }
+  const quotaOf = (v: string): number => {
+    if (!/^(0|[1-9]\d{0,14})$/.test(v)) throw new UsageError(`--datapoints must be a non-negative integer or 'default', got '${v}'`)
     return Number(v)
   }
   const password = (given: string | undefined): { value: string; generated: boolean } => {
@@ -124,6 +135,22 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         const id = intOf('id')
         catalog.projects.setVdpEnabled(id, values.enable === true)
         out(`virtual datapoints ${values.enable ? 'enabled' : 'disabled'} for project ${id}\n`)
+        return 0
+      }
+      case 'project quota': {
+        const id = intOf('id')
+        catalog.projects.get(id)
+        if (values.datapoints !== undefined) {
+          const n = values.datapoints === 'default' ? null : quotaOf(values.datapoints)
+          catalog.datapoints.setQuota(id, n)
+        }
+        const q = catalog.datapoints.quota(id)
+        out(`project ${id}: ${q.used} datapoints, quota ${q.max}${q.own ? '' : ' (default)'}\n`)
+        return 0
+      }
+      case 'quota default': {
+        if (values.datapoints !== undefined) catalog.datapoints.setDefaultQuota(quotaOf(values.datapoints))
+        out(`default datapoint quota of projects: ${catalog.datapoints.defaultQuota()}\n`)
         return 0
       }
       case 'mqtt create': {

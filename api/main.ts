@@ -10,6 +10,7 @@ import { Catalog } from '../catalog/index.ts'
 import type { Ingest } from '../engine/ingest.ts'
 import type { LogSubscription, ObservationLog } from '../engine/log/port.ts'
 import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
+import { ProjectRuntimes } from '../engine/project-runtimes.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
@@ -81,6 +82,12 @@ export async function start(config: Config) {
     }
   }
 
+  // Every runtime that works for a project stops it before the project is deleted (item 7 of
+  // issue 9). Later runtimes (setpoints, alerts, apps) register here as well. A process
+  // without the worker role has none: the worker's reconcile() stops what the catalog lost.
+  const projectRuntimes = new ProjectRuntimes()
+  if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
+
   let broker: Broker | undefined
   let caFile: string | undefined
   const resolver = new DatapointResolver(catalog)
@@ -104,6 +111,7 @@ export async function start(config: Config) {
       catalog, store, ingest, logger, spoolDir,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
+      onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
       onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
       metrics: () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) }),
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
@@ -131,7 +139,7 @@ export async function start(config: Config) {
     await store.close()
     catalog.close()
   }
-  return { app, broker, catalog, store, vdpRuntime, address, caFile, stop }
+  return { app, broker, catalog, store, vdpRuntime, projectRuntimes, address, caFile, stop }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -1,8 +1,12 @@
 // Datapoints of a project: integer id (the store's series key), dataPointID and hash id.
 import { statements, type Db } from './db.ts'
-import { NotFoundError } from './errors.ts'
+import { InvalidInputError, NotFoundError, TooLargeError } from './errors.ts'
 import { hashId } from './hash-id.ts'
+import { identifierProblem } from './identifier.ts'
 import type { Datapoint } from './types.ts'
+
+/** Datapoints a project may hold unless the operator sets another quota (migration 4). */
+export const DEFAULT_MAX_DATAPOINTS = 100_000
 
 interface Row { id: number; project_id: number; dataPointID: string; hash_id: string }
 const COLUMNS = 'id, project_id, datapoint_id AS dataPointID, hash_id'
@@ -14,21 +18,70 @@ export class Datapoints {
     this.sql = statements(db)
   }
 
-  /** Integer ids of the identifiers, creating the datapoints that do not exist yet. */
+  /**
+   * Integer ids of the identifiers, creating the datapoints that do not exist yet. All or
+   * nothing: an identifier with a control character (400) or more new datapoints than the
+   * project's quota leaves room for (413) creates none of them.
+   */
   ensure(projectId: number, identifiers: Iterable<string>): Map<string, number> {
-    const { hash_id_length: len } = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').get(projectId) as { hash_id_length: number }
+    const project = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').get(projectId) as { hash_id_length: number } | undefined
+    if (!project) throw new NotFoundError(`Project ${projectId} not found`) // e.g. deleted while a device still sends
+    const len = project.hash_id_length
     const find = this.sql('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?').pluck()
     const insert = this.sql('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
     const ids = new Map<string, number>()
     this.db.transaction(() => {
+      const fresh: string[] = []
       for (const ident of identifiers) {
         if (ids.has(ident)) continue
-        let id = find.get(projectId, ident) as number | undefined
-        if (id === undefined) id = Number(insert.run(projectId, ident, hashId(ident, len), Date.now()).lastInsertRowid)
-        ids.set(ident, id)
+        const id = find.get(projectId, ident) as number | undefined
+        ids.set(ident, id ?? -1)
+        if (id !== undefined) continue
+        const problem = identifierProblem(ident)
+        if (problem) throw new InvalidInputError(`Refused: ${problem}`)
+        fresh.push(ident)
       }
+      if (fresh.length === 0) return
+      this.assertRoom(projectId, fresh.length)
+      for (const ident of fresh) ids.set(ident, Number(insert.run(projectId, ident, hashId(ident, len), Date.now()).lastInsertRowid))
     })()
     return ids
+  }
+
+  /** The project's datapoint quota (the operator's, else the catalog default) and its use. */
+  quota(projectId: number): { max: number; used: number; own: boolean } {
+    const row = this.sql(`SELECT l.datapoints AS used, l.max_datapoints AS own,
+        (SELECT value FROM catalog_settings WHERE key = 'max_datapoints_per_project') AS def
+      FROM project_limits l WHERE l.project_id = ?`).get(projectId) as { used: number; own: number | null; def: number } | undefined
+    if (!row) throw new NotFoundError(`Project ${projectId} not found`)
+    return { max: row.own ?? row.def, used: row.used, own: row.own !== null }
+  }
+
+  /** Throws the 413 when `more` new datapoints do not fit into the project's quota. */
+  assertRoom(projectId: number, more: number): void {
+    const { max, used } = this.quota(projectId)
+    if (used + more > max) {
+      throw new TooLargeError(`Datapoint quota of project ${projectId} reached: it holds ${used} of at most ${max} datapoints ` +
+        `(set by the operator), so ${more} new datapoint(s) cannot be created`)
+    }
+  }
+
+  /** The operator's quota of one project; null = the catalog default. */
+  setQuota(projectId: number, max: number | null): void {
+    if (max !== null && !(Number.isSafeInteger(max) && max >= 0)) throw new InvalidInputError(`A datapoint quota must be a non-negative integer, got ${max}`)
+    if (this.sql('UPDATE project_limits SET max_datapoints = ? WHERE project_id = ?').run(max, projectId).changes === 0) {
+      throw new NotFoundError(`Project ${projectId} not found`)
+    }
+  }
+
+  /** The quota of projects without their own (DEFAULT_MAX_DATAPOINTS until the operator changes it). */
+  defaultQuota(): number {
+    return this.sql("SELECT value FROM catalog_settings WHERE key = 'max_datapoints_per_project'").pluck().get() as number
+  }
+
+  setDefaultQuota(max: number): void {
+    if (!(Number.isSafeInteger(max) && max >= 0)) throw new InvalidInputError(`A datapoint quota must be a non-negative integer, got ${max}`)
+    this.sql("UPDATE catalog_settings SET value = ? WHERE key = 'max_datapoints_per_project'").run(max)
   }
 
   find(projectId: number, dataPointID: string): Datapoint | undefined {
@@ -42,6 +95,28 @@ export class Datapoints {
     return dp
   }
 
+  /** Number of datapoints of the project (kept by triggers, no count). */
+  countOf(projectId: number): number {
+    return (this.sql('SELECT datapoints FROM project_limits WHERE project_id = ?').pluck().get(projectId) as number | undefined) ?? 0
+  }
+
+  /** `limit` datapoints of the project in id order: from `offset`, or after the id `afterId`. */
+  slice(projectId: number, at: { offset: number } | { afterId: number }, limit: number): Datapoint[] {
+    const rows = ('offset' in at
+      ? this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`).all(projectId, limit, at.offset)
+      : this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?`).all(projectId, at.afterId, limit)) as Row[]
+    if (rows.length === 0) return []
+    const tags = new Map<number, Record<string, string>>()
+    for (const t of this.sql('SELECT t.datapoint, t.key, t.value FROM tags t WHERE t.datapoint IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(rows.map((r) => r.id))) as { datapoint: number; key: string; value: string }[]) {
+      let rec = tags.get(t.datapoint)
+      if (!rec) tags.set(t.datapoint, rec = {})
+      rec[t.key] = t.value
+    }
+    return rows.map((r) => ({ ...r, tags: tags.get(r.id) ?? {} }))
+  }
+
+  /** Every datapoint of the project at once: for tests and tools; the API pages (slice). */
   listByProject(projectId: number): Datapoint[] {
     const rows = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id`).all(projectId) as Row[]
     const tags = new Map<number, Record<string, string>>()
@@ -58,6 +133,18 @@ export class Datapoints {
   remove(ids: number[]): void {
     const del = this.sql('DELETE FROM datapoints WHERE id = ?')
     this.db.transaction(() => { for (const id of ids) del.run(id) })()
+  }
+
+  /**
+   * Deletes up to `limit` datapoints of the project (with their tags) and returns their ids:
+   * a large project is emptied in steps, so its deletion never holds the event loop long.
+   */
+  removeSomeOfProject(projectId: number, limit: number): number[] {
+    return this.db.transaction(() => {
+      const ids = this.sql('SELECT id FROM datapoints WHERE project_id = ? ORDER BY id LIMIT ?').pluck().all(projectId, limit) as number[]
+      if (ids.length > 0) this.sql('DELETE FROM datapoints WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(ids))
+      return ids
+    })()
   }
 
   idsOfProject(projectId: number): number[] {

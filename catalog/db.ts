@@ -27,14 +27,36 @@ export function openCatalogDb(dataDir: string | ':memory:'): Db {
 export function migrate(db: Db): void {
   // BEGIN IMMEDIATE and the version read inside the transaction: processes of the scaled
   // mode that open one data directory at the same time apply each migration exactly once.
-  const step = db.transaction((): boolean => {
+  // A migration given as a function rebuilds tables: it runs with foreign keys OFF (SQLite's
+  // "generalized ALTER TABLE" procedure; the pragma is a no-op inside a transaction, so it is
+  // switched here, around it), because with them ON a DROP TABLE of a parent deletes its rows
+  // first and that DELETE cascades into every child table, those of other migrations too.
+  // Before its COMMIT, PRAGMA foreign_key_check must find nothing, or it rolls back.
+  const step = db.transaction((fkOff: boolean): boolean => {
     const v = db.pragma('user_version', { simple: true }) as number
     if (v >= migrations.length) return false
-    db.exec(migrations[v])
+    const m = migrations[v]
+    // Another process got here first with a migration of the other kind: read again.
+    if ((typeof m !== 'string') !== fkOff) return true
+    if (typeof m === 'string') db.exec(m)
+    else {
+      m(db)
+      const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[]
+      if (broken.length > 0) throw new Error(`catalog migration ${v + 1} broke ${broken.length} foreign key(s), e.g. ${broken[0].table} -> ${broken[0].parent}`)
+    }
     db.pragma(`user_version = ${v + 1}`)
     return true
   })
-  while (step.immediate()) { /* next migration */ }
+  for (;;) {
+    const v = db.pragma('user_version', { simple: true }) as number
+    const off = v < migrations.length && typeof migrations[v] !== 'string'
+    if (off) db.pragma('foreign_keys = OFF')
+    try {
+      if (!step.immediate(off)) break
+    } finally {
+      if (off) db.pragma('foreign_keys = ON')
+    }
+  }
 }
 
 /** Prepared statements cached by SQL text: preparing costs more than running a point query. */

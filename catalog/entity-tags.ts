@@ -18,6 +18,10 @@ export class EntityTags {
     if (type === 'datapoint') {
       const found = this.sql('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?').pluck().get(projectId, id) as number | undefined
       if (found !== undefined || !create) return found
+      // At the project's datapoint quota (migration 4) a META message creates none: dropped.
+      const full = this.sql(`SELECT l.datapoints >= COALESCE(l.max_datapoints, (SELECT value FROM catalog_settings WHERE key = 'max_datapoints_per_project'))
+        FROM project_limits l WHERE l.project_id = ?`).pluck().get(projectId)
+      if (full === 1) return undefined
       const len = this.sql('SELECT hash_id_length FROM projects WHERE id = ?').pluck().get(projectId) as number
       return Number(this.sql('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
         .run(projectId, id, hashId(id, len), Date.now()).lastInsertRowid)
@@ -48,10 +52,13 @@ export class EntityTags {
     for (const key of new Set(touched)) if (Object.hasOwn(tags, key)) put.run(entity, key, tags[key], source)
   }
 
-  /** Links datapoints (created if missing) to a device. */
+  /** Links datapoints (created if missing, within the project's quota) to a device. */
   linkDatapoints(projectId: number, device: number, datapointIds: string[]): void {
     const link = this.sql('INSERT OR IGNORE INTO device_datapoints (device, datapoint) VALUES (?, ?)')
-    for (const id of datapointIds) link.run(device, this.entity(projectId, 'datapoint', id, true)!)
+    for (const id of datapointIds) {
+      const dp = this.entity(projectId, 'datapoint', id, true)
+      if (dp !== undefined) link.run(device, dp) // undefined: the quota is reached
+    }
   }
 
   devicesOfProject(projectId: number): { device_id: string; tags: Record<string, string>; datapoints: string[] }[] {

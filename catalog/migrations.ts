@@ -1,7 +1,33 @@
 // Versioned schema migrations of the catalog. Each entry runs once, in order, inside a
 // transaction; PRAGMA user_version records the last applied version. Append, never edit.
+// An entry is SQL text, or a function for rebuilds of tables: functions run with foreign
+// keys OFF and a foreign_key_check before COMMIT (catalog/db.ts, migrate()).
+import type Database from 'better-sqlite3'
 
-export const migrations: readonly string[] = [
+export type Migration = string | ((db: Database.Database) => void)
+
+/**
+ * Rebuilds `table` with `id INTEGER PRIMARY KEY AUTOINCREMENT`, keeping every row, column
+ * (also columns other migrations added), index and trigger. Only under foreign keys OFF:
+ * children keep their rows and their REFERENCES by name reach the new table.
+ */
+export function addAutoincrement(db: Database.Database, table: string): void {
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string | undefined
+  if (sql === undefined || /\bAUTOINCREMENT\b/i.test(sql)) return
+  const tmp = `${table}__rebuild`
+  const create = sql
+    .replace(/^CREATE TABLE\s+("?)[A-Za-z_]+\1/i, `CREATE TABLE "${tmp}"`)
+    .replace(/\bid\s+INTEGER\s+PRIMARY\s+KEY\b/i, 'id INTEGER PRIMARY KEY AUTOINCREMENT')
+  if (!create.includes('AUTOINCREMENT') || !create.includes(tmp)) throw new Error(`cannot rebuild table ${table}: unexpected definition ${sql}`)
+  const extras = db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL").pluck().all(table) as string[]
+  db.exec(create)
+  db.exec(`INSERT INTO "${tmp}" SELECT * FROM "${table}"`)
+  db.exec(`DROP TABLE "${table}"`)
+  db.exec(`ALTER TABLE "${tmp}" RENAME TO "${table}"`)
+  for (const x of extras) db.exec(x)
+}
+
+export const migrations: readonly Migration[] = [
   // 1: organisation, RBAC, datapoints and tags, bearer tokens
   `
   CREATE TABLE companies (
@@ -145,4 +171,43 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX vdp_logs_vdp ON vdp_logs(vdp, seq);
   `,
+  // 4: ids are never reused (issue 9; DESIGN.md "ids"): every table whose ids users see gets
+  //    AUTOINCREMENT (SQLite otherwise hands out max(id) + 1 again after the newest row is
+  //    deleted: a new project got a deleted project's id and its virtual datapoint's output).
+  //    Datapoint quotas per project: the operator's limit (NULL = the catalog-wide default in
+  //    catalog_settings), a count kept by triggers, and a trigger that refuses any insert
+  //    beyond the limit whatever path makes it (the ingest paths check first, with a clear 413).
+  (db) => {
+    for (const table of ['companies', 'projects', 'users', 'roles', 'tag_auths', 'datapoints', 'mqtt_accounts', 'virtual_datapoints']) {
+      addAutoincrement(db, table)
+    }
+    db.exec(`
+    -- Pages of a project's datapoints in id order (GET /v2/project/{id}) without a sort.
+    CREATE INDEX datapoints_project ON datapoints(project_id);
+    CREATE TABLE catalog_settings (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+    INSERT INTO catalog_settings (key, value) VALUES ('max_datapoints_per_project', 100000);
+    CREATE TABLE project_limits (
+      project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+      max_datapoints INTEGER CHECK (max_datapoints IS NULL OR max_datapoints >= 0),
+      datapoints INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO project_limits (project_id, datapoints)
+      SELECT p.id, (SELECT count(*) FROM datapoints d WHERE d.project_id = p.id) FROM projects p;
+    CREATE TRIGGER projects_limits AFTER INSERT ON projects BEGIN
+      INSERT INTO project_limits (project_id) VALUES (NEW.id);
+    END;
+    CREATE TRIGGER datapoints_quota BEFORE INSERT ON datapoints
+      WHEN (SELECT l.datapoints >= COALESCE(l.max_datapoints, (SELECT value FROM catalog_settings WHERE key = 'max_datapoints_per_project'))
+              FROM project_limits l WHERE l.project_id = NEW.project_id)
+    BEGIN
+      SELECT RAISE(ABORT, 'the datapoint quota of the project is reached');
+    END;
+    CREATE TRIGGER datapoints_count_up AFTER INSERT ON datapoints BEGIN
+      UPDATE project_limits SET datapoints = datapoints + 1 WHERE project_id = NEW.project_id;
+    END;
+    CREATE TRIGGER datapoints_count_down AFTER DELETE ON datapoints BEGIN
+      UPDATE project_limits SET datapoints = datapoints - 1 WHERE project_id = OLD.project_id;
+    END;
+    `)
+  },
 ]

@@ -2,7 +2,8 @@
 // The codes, their texts and the allowed transitions are the engine's lifecycle table
 // (engine/vdp/lifecycle.ts); this module only stores what its callers decided.
 import { statements, type Db } from './db.ts'
-import { ConflictError, NotFoundError } from './errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
+import { identifierProblem } from './identifier.ts'
 
 export interface VdpLogEntry { message: string; status_code: number; ts: string; type: 'status_change' }
 
@@ -35,6 +36,8 @@ export class VirtualDatapoints {
   }
 
   create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object; status_code: number }, message: string): VdpRecord {
+    const problem = identifierProblem(v.dataPointID)
+    if (problem) throw new InvalidInputError(`Refused: ${problem}`)
     if (this.find(projectId, v.dataPointID)) throw new ConflictError(`A virtual datapoint '${v.dataPointID}' already exists in project ${projectId}`)
     return this.db.transaction(() => {
       const id = Number(this.sql('INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { InvalidInputError } from '../catalog/errors.ts'
+import { InvalidInputError, TooLargeError } from '../catalog/errors.ts'
 import { lineErrorMessage, parseCsvStream, type CsvDialect, type CsvLineError, type CsvProgress } from './csv/import.ts'
 import type { ImportWriter } from './import-writer.ts'
 
@@ -58,7 +58,15 @@ export async function importContinue(job: ImportJob): Promise<ImportResult> {
   }
   const writer = job.writer()
   for await (const batch of parseCsvStream(job.input, { batchSize: BATCH, onProgress: progressLogger(job.log, 'store') })) {
-    const { stored, errors } = await writer.write(batch.rows)
+    let written
+    try {
+      written = await writer.write(batch.rows)
+    } catch (err) {
+      // The datapoint quota ends the import (413); say how far it got.
+      if (err instanceof TooLargeError) throw new TooLargeError(`${err.message}. The import stopped; ${result.total_lines_success} line(s) before line ${batch.rows[0]?.line ?? '?'} were stored`)
+      throw err
+    }
+    const { stored, errors } = written
     result.total_lines_success += stored
     // Parser errors and access errors of one batch, in line order.
     list(errors.length === 0 ? batch.errors : [...batch.errors, ...errors].sort((a, b) => a.line_no - b.line_no))

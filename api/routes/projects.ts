@@ -1,8 +1,12 @@
-// A project: read it with the datapoints the caller may read, change it, delete it (rule 9).
+// A project: read it with a page of the datapoints the caller may read, change it, delete it
+// (rule 9). Deleting first stops everything running for the project (onProjectDeleting, the
+// project runtimes of the composition root), then removes it from the catalog, then its
+// series from the store.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { RouteContext } from '../app.ts'
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, datapointPage } from '../datapoint-pages.ts'
 import { deleted, updated } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
 import { at } from '../registry.ts'
@@ -13,15 +17,30 @@ const ProjectDetail = Type.Composite([Project, Type.Object({
   load_balancing_group: Type.String(), project_handle: Type.String(), hash_id_length: Type.Integer(), sampling_n: Type.Integer(),
 })])
 
-export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, store, onProjectDeleted }) => {
+/** Datapoints deleted per step when a project is deleted. */
+const DELETE_STEP = 1000
+
+const PageQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 }),
+  per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}` }),
+}, { additionalProperties: false })
+
+const PageMeta = Type.Object({ current_page: Type.Integer(), items_per_page: Type.Integer(), total_items: Type.Integer(), total_pages: Type.Integer() })
+
+export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, store, onProjectDeleted, onProjectDeleting }) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   app.route({
     ...at(30),
-    schema: { params: ProjectParams, response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint) }) } },
+    schema: {
+      params: ProjectParams,
+      querystring: PageQuery,
+      response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint), meta: PageMeta }) },
+    },
     handler: async (req) => {
       const filter = req.permissions.datapointFilter(30, req.project.id)
-      const datapoints = catalog.datapoints.listByProject(req.project.id).filter((dp) => canAccessDatapoint(filter, dp, 'read'))
-      return { project: catalog.projects.settings(req.project.id), datapoints }
+      const readable = filter.all ? 'all' as const : (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'read')
+      const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page, req.query.per_page, readable)
+      return { project: catalog.projects.settings(req.project.id), datapoints, meta }
     },
   })
   app.route({
@@ -37,7 +56,20 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     ...at(32),
     schema: { params: ProjectParams, response: { 200: Envelope(Project) } },
     handler: async (req, reply) => {
-      const series = catalog.datapoints.idsOfProject(req.project.id)
+      // Nothing of the project may run on once it is gone: its virtual datapoints (and later
+      // setpoints, alerts, apps) are stopped before the catalog forgets it.
+      await onProjectDeleting?.(req.project.id)
+      // Datapoints go first, in steps with the event loop free in between (a project may hold
+      // 100,000 and more; one cascading DELETE would hold the loop for seconds); the project
+      // row and the rest of its metadata go last, by cascade.
+      const series: number[] = []
+      for (;;) {
+        const ids = catalog.datapoints.removeSomeOfProject(req.project.id, DELETE_STEP)
+        for (const id of ids) series.push(id)
+        if (ids.length < DELETE_STEP) break
+        await new Promise<void>((resolve) => setImmediate(resolve))
+      }
+      for (const id of catalog.datapoints.idsOfProject(req.project.id)) series.push(id) // made meanwhile
       const project = catalog.projects.delete(req.project.id)
       onProjectDeleted?.(project.id)
       // The catalog no longer names these series, so a failure here leaves only unreachable data.

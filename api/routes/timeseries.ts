@@ -1,13 +1,15 @@
 // Time series over HTTP (spec 1): JSON ingest (50) and reads (52). Every datapoint touched
 // is checked against the caller's TagAuths for the endpoint (read or write).
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
+import { readInChunks } from '../../engine/chunked-read.ts'
 import { autoInterval, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
 import type { MeanPoint, Point, TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
-import { validateJsonObservations } from '../../ingest/json-observations.ts'
+import { validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
 import { ObservationWriter } from '../../ingest/observation-writer.ts'
 import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
 import type { RouteContext } from '../app.ts'
@@ -41,10 +43,31 @@ function timeParam(name: string, text: string | undefined): number | undefined {
   return t
 }
 
-async function execute(store: TimeseriesStore, series: number, plan: ReadPlan): Promise<Point[] | MeanPoint[]> {
-  if (plan.kind === 'raw') return store.read(series, plan.query)
+async function sampled(store: TimeseriesStore, series: number, plan: Extract<ReadPlan, { kind: 'sample' }>): Promise<MeanPoint[]> {
   const buckets = await store.sample(series, plan.query)
   return plan.lastBuckets ? buckets.slice(-plan.lastBuckets) : buckets
+}
+
+/**
+ * The JSON text of a raw read too large for one chunk, produced chunk by chunk (issue 9,
+ * item 8): each chunk is read, formatted and written, then the event loop gets a turn, and
+ * the next chunk is read only when the socket has taken the previous one (backpressure).
+ * The text equals what the response schema would serialize.
+ */
+async function* rawJson(head: { dataPointID: string; tags: { key: string; value: string }[] }, first: Point[], rest: AsyncGenerator<Point[]>, convert: ((v: number) => number) | undefined): AsyncGenerator<string> {
+  yield `{"dataPointID":${JSON.stringify(head.dataPointID)},"tags":${JSON.stringify(head.tags)},"data":[`
+  let sep = ''
+  const text = (points: Point[]) => {
+    let out = ''
+    for (const p of points) {
+      out += `${sep}{"time":"${formatTimestamp(p.time)}","value":${JSON.stringify(convert ? convert(p.value) : p.value)}}`
+      sep = ','
+    }
+    return out
+  }
+  yield text(first)
+  for await (const points of rest) yield text(points)
+  yield ']}'
 }
 
 export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLimit: number }> = async (base, ctx) => {
@@ -59,7 +82,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     bodyLimit: ctx.ingestBodyLimit,
     schema: {
       params: ProjectParams,
-      // Documented shape; each observation is validated by validateJsonObservations with
+      // Documented shape; each observation is validated by validateJsonObservationsInSteps with
       // messages naming the identifier and the index.
       body: Type.Record(Type.String(), Type.Array(Type.Object({ time: Type.String(), value: Type.Number() }))),
       response: { 200: Type.Object({ success: Type.Literal(true), operation: Type.String(), resource: Type.Object({}) }) },
@@ -67,7 +90,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     // Skip the generic validator: a 300k-observation body is validated once, below.
     validatorCompiler: () => () => true,
     handler: async (req, reply) => {
-      const rows = validateJsonObservations(req.body)
+      const rows = await validateJsonObservationsInSteps(req.body)
       const filter = req.permissions.datapointFilter(50, req.project.id)
       await writer.write(req.project.id, rows, (dp) => canAccessDatapoint(filter, dp, 'write'))
       return done(reply, {})
@@ -77,7 +100,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
   app.route({
     ...at(52),
     schema: { querystring: ReadQuery, response: { 200: ReadResponse } },
-    handler: async (req) => {
+    handler: async (req, reply) => {
       const q = req.query
       const dp = catalog.datapoints.find(req.project.id, q.dataPointID)
       const filter = req.permissions.datapointFilter(52, req.project.id)
@@ -95,11 +118,22 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
         const n = catalog.projects.settings(req.project.id).sampling_n
         if (await store.count(dp.id, start, end) > n) interval = autoInterval(start, end, n)
       }
-      const points = await execute(store, dp.id, planRead({ start, end, max: q.max, interval }))
-      const data = interval === undefined
-        ? (points as Point[]).map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value) : p.value }))
-        : (points as MeanPoint[]).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean) : p.mean }))
-      return { dataPointID: dp.dataPointID, tags: Object.entries(dp.tags).map(([key, value]) => ({ key, value })), data }
+      const plan = planRead({ start, end, max: q.max, interval })
+      const tags = Object.entries(dp.tags).map(([key, value]) => ({ key, value }))
+      if (plan.kind === 'sample') {
+        const data = (await sampled(store, dp.id, plan)).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean) : p.mean }))
+        return { dataPointID: dp.dataPointID, tags, data }
+      }
+      const chunks = readInChunks(store, dp.id, plan.query)
+      const first: Point[] = (await chunks.next()).value ?? []
+      const next = await chunks.next()
+      if (next.done) {
+        const data = first.map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value) : p.value }))
+        return { dataPointID: dp.dataPointID, tags, data }
+      }
+      // More than one chunk: streamed, so neither the loop nor memory holds the whole range.
+      async function* rest() { yield next.value!; yield* chunks }
+      return reply.type('application/json; charset=utf-8').send(Readable.from(rawJson({ dataPointID: dp.dataPointID, tags }, first, rest(), convert)) as never)
     },
   })
 }

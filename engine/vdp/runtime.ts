@@ -16,13 +16,17 @@ import { openReplay } from '../stream/replay.ts'
 import { parseVdpConfig } from './config.ts'
 import { VDP_LIFECYCLE } from './lifecycle.ts'
 import { buildPipeline, inputRange } from './pipeline.ts'
+import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { VdpRunner } from './runner.ts'
 import { moveVdp } from './status.ts'
 
 export interface RuntimeLog { info(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
-export class VdpRuntime implements VdpRunner {
-  private readonly running = new Map<number, Subscription>()
+export class VdpRuntime implements VdpRunner, ProjectRuntime {
+  private readonly running = new Map<number, { sub: Subscription; projectId: number }>()
+  /** Starts under way (they await the store): id → project. stop() removes the entry, and
+   *  a start that finds its entry gone after an await gives up instead of running. */
+  private readonly starting = new Map<number, number>()
 
   constructor (private readonly deps: {
     catalog: Catalog
@@ -40,13 +44,26 @@ export class VdpRuntime implements VdpRunner {
   }
 
   async start(v: VdpRecord): Promise<void> {
-    if (this.running.has(v.id)) return
+    if (this.running.has(v.id) || this.starting.has(v.id)) return
+    this.starting.set(v.id, v.project_id)
+    try {
+      await this.startNow(v)
+    } finally {
+      this.starting.delete(v.id)
+    }
+  }
+
+  private async startNow(v: VdpRecord): Promise<void> {
     const { catalog, store, bus } = this.deps
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
     const ids = catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
     const output = ids.get(v.dataPointID)!
     const inputs = config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) }))
     const replay = await openReplay({ read: (s, q) => store.read(s, q), live: (s) => bus.series(s) }, inputs, output)
+    if (!this.starting.has(v.id)) { // stopped (e.g. its project deleted) while the store was read
+      replay.close()
+      return
+    }
     const options = { scheduler: this.deps.scheduler, initialCounter: replay.last?.value, alreadyStored: replay.alreadyStored }
     const sub = buildPipeline(config, replay.input, options).pipe(
       concatMap((o) => this.deps.ingest(v.project_id, [{ series: output, time: o.time, value: o.value }])),
@@ -58,17 +75,29 @@ export class VdpRuntime implements VdpRunner {
       },
     })
     sub.add(() => replay.close())
-    this.running.set(v.id, sub)
+    this.running.set(v.id, { sub, projectId: v.project_id })
     replay.feed()
   }
 
   stop(id: number): void {
-    this.running.get(id)?.unsubscribe()
+    this.starting.delete(id)
+    this.running.get(id)?.sub.unsubscribe()
     this.running.delete(id)
   }
 
   stopAll(): void {
-    for (const id of [...this.running.keys()]) this.stop(id)
+    for (const id of [...this.running.keys(), ...this.starting.keys()]) this.stop(id)
+  }
+
+  /** Stops every virtual datapoint of the project, starts under way included (project deletion). */
+  stopProject(projectId: number): void {
+    for (const [id, r] of this.running) if (r.projectId === projectId) this.stop(id)
+    for (const [id, p] of this.starting) if (p === projectId) this.stop(id)
+  }
+
+  /** Ids of the virtual datapoints running now (for metrics and tests). */
+  runningIds(): number[] {
+    return [...this.running.keys()]
   }
 
   /** Starts every virtual datapoint whose status says it runs (after a process restart). */

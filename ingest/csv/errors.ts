@@ -4,6 +4,10 @@
 
 export const ERR_IDENTIFIER_EMPTY = 'Identifier is empty'
 export const ERR_IDENTIFIER_BACKSLASH = 'Identifier contains a backslash'
+/** `Identifier contains the control character U+0000` (catalog/identifier.ts, issue 9). */
+export function errIdentifierControl(code: string): string {
+  return 'Identifier contains the control character ' + code
+}
 /** Prefix of `Cannot parse float: '<field>'`. */
 export const ERR_FLOAT_PREFIX = 'Cannot parse float: '
 /** Prefix of `Cannot parse datetime: '<field>'`. */

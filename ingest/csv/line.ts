@@ -17,12 +17,14 @@
 // - Missing fields (a line with fewer than three) are empty text, then the usual checks run
 //   in order, so `abc` gives `Cannot parse float: ''` and `abc,1` gives
 //   `Cannot parse datetime: ''` (preferred column order).
-// - Check order: identifier empty, identifier backslash, float, datetime.
+// - Check order: identifier empty, identifier backslash, identifier control character
+//   (catalog/identifier.ts: NUL and other C0/C1 controls are refused), float, datetime.
 // - Values: finite floats only (see number.ts); a decimal comma is accepted when the
 //   delimiter is not `,`.
 
 import { parseEpochRange, parseTimestampRange } from '../timestamp.ts'
-import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat } from './errors.ts'
+import { controlCharacterIn } from '../../catalog/identifier.ts'
+import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat, errIdentifierControl } from './errors.ts'
 import { parseFloatRange } from './number.ts'
 
 export type Delimiter = ',' | ';' | '\t' | '|'
@@ -212,11 +214,17 @@ export class LineParser {
         if (a === b) { this.error = ERR_IDENTIFIER_EMPTY; return undefined }
         id = copyOut(s, a, b)
         if (id.indexOf('\\') >= 0) { this.error = ERR_IDENTIFIER_BACKSLASH; return undefined }
+        const control = controlCharacterIn(id)
+        if (control) { this.error = errIdentifierControl(control); return undefined }
         this.lastId = id
       }
     }
     if (id.length === 0) { this.error = ERR_IDENTIFIER_EMPTY; return undefined }
-    if (id !== this.lastId && id.indexOf('\\') >= 0) { this.error = ERR_IDENTIFIER_BACKSLASH; return undefined }
+    if (id !== this.lastId) {
+      if (id.indexOf('\\') >= 0) { this.error = ERR_IDENTIFIER_BACKSLASH; return undefined }
+      const control = controlCharacterIn(id)
+      if (control) { this.error = errIdentifierControl(control); return undefined }
+    }
     // value
     const value = this.num(s, this.cv, n, false)
     if (value !== value) { this.error = errFloat(this.trimmedText(s, this.cv, n)); return undefined }

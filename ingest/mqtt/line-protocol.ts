@@ -28,6 +28,7 @@
 //     building/floor1/temp  -> building/floor1/temp
 //     x\"y                  -> x"y
 // - Empty (nothing, or `""`) is an error; more than MAX_ID_LENGTH characters is an error;
+//   a control character (NUL, other C0/C1 controls, after unescaping) is an error;
 //   bytes that are not valid UTF-8 are an error (never silently replaced by U+FFFD).
 //
 // Tag set ([rule 4]): directly after the identifier, `,` then comma-separated `key=value`
@@ -62,6 +63,7 @@
 // of the same message are still delivered.
 
 import { isUtf8 } from 'node:buffer'
+import { controlCharacterIn } from '../../catalog/identifier.ts'
 
 export interface LineSink {
   /** One good line: identifier (unescaped), time in µs since the epoch, value, raw tag text. */
@@ -88,6 +90,8 @@ export const ERR_TAGS_UTF8 = 'tag set is not valid UTF-8'
 export const ERR_MISSING_VALUE = 'missing value='
 export const ERR_DOUBLE_BLANK = 'parts must be separated by single blanks'
 export const ERR_MISSING_TIMESTAMP = 'missing timestamp'
+/** NUL and other C0/C1 controls (after unescaping): the rule of every ingest path (catalog/identifier.ts). */
+export const errIdControl = (code: string) => `datapoint identifier contains the control character ${code}`
 export const errBadTags = (text: string) => `bad tag set (key=value pairs expected): '${text}'`
 export const errValue = (text: string) => `value is not a number: '${text}'`
 export const errTimestamp = (text: string) => `bad timestamp (unsigned integer expected): '${text}'`
@@ -370,6 +374,10 @@ export function parseLines(payload: Buffer, sink: LineSink): ParseLinesResult {
       } else id = decode(buf, idA, idB, hi < 0x80)
       if (id === undefined) reason = ERR_ID_UTF8
       else if (id.length > MAX_ID_LENGTH) reason = ERR_ID_TOO_LONG
+      else {
+        const control = controlCharacterIn(id)
+        if (control !== undefined) reason = errIdControl(control)
+      }
     }
 
     if (reason !== undefined) { bad++; sink.error(lineNo, reason); continue }

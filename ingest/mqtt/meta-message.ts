@@ -32,8 +32,10 @@
 //
 // Limits: payload <= maxBytes (1 MiB), <= MAX_TAGS tags, keys <= MAX_TAG_KEY_LENGTH
 // characters, values <= MAX_TAG_VALUE_LENGTH, identifiers <= MAX_ID_LENGTH, <= MAX_DATAPOINTS
-// children. The key `__proto__` is refused (it cannot be a key of a plain JS object).
+// children. Identifiers (entity ids, child datapoints) with a control character are refused
+// (catalog/identifier.ts, issue 9). The key `__proto__` is refused (it cannot be a key of a plain JS object).
 
+import { controlCharacterIn } from '../../catalog/identifier.ts'
 import { MAX_ID_LENGTH } from './line-protocol.ts'
 
 export type EntityType = 'device' | 'datapoint'
@@ -89,6 +91,8 @@ export function tagValueText(v: unknown): string {
 function identifier(v: unknown, what: string): string {
   if (typeof v !== 'string' || v.length === 0) fail(`${what} must be a non-empty string`)
   if ((v as string).length > MAX_ID_LENGTH) fail(`${what} longer than ${MAX_ID_LENGTH} characters`)
+  const control = controlCharacterIn(v as string)
+  if (control !== undefined) fail(`${what} contains the control character ${control}`)
   return v as string
 }
 

@@ -33,10 +33,15 @@ export class TimeseriesMessages {
     })
     this.badLines += bad
     if (ids.length === 0) return
-    const series = this.resolver.resolve(session.projectId, ids)
-    for (let i = 0; i < obs.length; i++) obs[i].series = series[i]
+    // Lines of datapoints the catalog refused to create (quota, identifier) are dropped and counted.
+    const { series, refused, reason } = this.resolver.resolve(session.projectId, ids)
+    let n = 0
+    for (let i = 0; i < obs.length; i++) if (series[i] !== undefined) { obs[i].series = series[i]!; obs[n++] = obs[i] }
+    obs.length = n
+    if (refused > 0) { this.badLines += refused; this.logBadLine(session, 0, reason!) }
+    if (n === 0) return
     await this.ingest(session.projectId, obs)
-    this.goodLines += ids.length
+    this.goodLines += n
   }
 
   private logBadLine(session: MqttSession, line: number, reason: string): void {

@@ -35,3 +35,31 @@ t.test('create, rename, add an admin, delete', async (t) => {
   t.throws(() => run('company', 'delete', '--id', '2', '--yes'), { message: 'Company 2 not found' })
   t.throws(() => run('frobnicate'), { message: /unknown command 'frobnicate'/ })
 })
+
+t.test('project quota and the default quota of datapoints', async (t) => {
+  const dir = t.testdir()
+  process.env.LINTEL_DATA_DIR = dir
+  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
+  const run = (...args: string[]) => { let out = ''; const code = runCli(args, (s) => { out += s }); return { code, out } }
+  run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password')
+  const catalog = Catalog.open(dir, adminEndpoints)
+  const pid = catalog.projects.create(1, { name: 'p' }, 1).project.id
+  catalog.datapoints.ensure(pid, ['a', 'b'])
+  catalog.close()
+
+  t.equal(run('project', 'quota', '--id', String(pid)).out, `project ${pid}: 2 datapoints, quota 100000 (default)\n`)
+  t.equal(run('project', 'quota', '--id', String(pid), '--datapoints', '2').out, `project ${pid}: 2 datapoints, quota 2\n`)
+  t.equal(run('quota', 'default', '--datapoints', '50').out, 'default datapoint quota of projects: 50\n')
+  t.equal(run('quota', 'default').out, 'default datapoint quota of projects: 50\n')
+  t.throws(() => run('project', 'quota', '--id', String(pid), '--datapoints', '1e5'), { message: "--datapoints must be a non-negative integer or 'default', got '1e5'" })
+  t.throws(() => run('project', 'quota', '--id', '999'), { message: 'Project 999 not found' })
+
+  const again = Catalog.open(dir, adminEndpoints)
+  t.throws(() => again.datapoints.ensure(pid, ['c']), { status: 413, message: `Datapoint quota of project ${pid} reached: it holds 2 of at most 2 datapoints (set by the operator), so 1 new datapoint(s) cannot be created` })
+  t.same([...again.datapoints.ensure(pid, ['a']).keys()], ['a'], 'known datapoints resolve at the quota')
+  again.close()
+  t.equal(run('project', 'quota', '--id', String(pid), '--datapoints', 'default').out, `project ${pid}: 2 datapoints, quota 50 (default)\n`)
+  const last = Catalog.open(dir, adminEndpoints)
+  t.equal(last.datapoints.ensure(pid, ['c']).size, 1)
+  last.close()
+})

@@ -8,6 +8,7 @@ import type { TimeseriesStore } from '../../engine/store/port.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { ObservationBus, observedStore } from '../../engine/observation-bus.ts'
 import { VdpRuntime } from '../../engine/vdp/runtime.ts'
+import { ProjectRuntimes } from '../../engine/project-runtimes.ts'
 
 export interface Login { email: string; password: string }
 export interface Platform {
@@ -29,7 +30,9 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const bus = new ObservationBus()
   const store = observedStore(raw, bus)
   const vdpRuntime = new VdpRuntime({ catalog, store: raw, ingest: (_p, batch) => store.append(batch), bus, log: { info: () => {}, error: () => {} } })
-  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime })
+  const runtimes = new ProjectRuntimes()
+  runtimes.register('virtual datapoints', vdpRuntime)
+  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, onProjectDeleting: (id) => runtimes.stopProject(id) })
   t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); catalog.close(); if (!opts.store) await raw.close() })
   const call: Platform['call'] = async (who, method, url, body) => {
     const headers: Record<string, string> = {}

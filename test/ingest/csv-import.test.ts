@@ -91,7 +91,10 @@ t.test('each delimiter, quoted fields with delimiters and doubled quotes, no hea
     const r = await collect([text])
     t.equal(r.dialect?.delimiter, d)
     t.equal(r.dialect?.header, false)
-    t.same(r.rows.map(x => [x.id, x.value, x.line]), [[`x${d}y "q"`, 1, 1], ['plain', 2, 2], ['z', 3, 3]], JSON.stringify(d))
+    // A quoted tab is a control character in an identifier (issue 9): that line is an error.
+    const first = d === '\t' ? [] : [[`x${d}y "q"`, 1, 1]]
+    t.same(r.rows.map(x => [x.id, x.value, x.line]), [...first, ['plain', 2, 2], ['z', 3, 3]], JSON.stringify(d))
+    if (d === '\t') t.same(r.errors, [{ line_no: 1, error: 'Identifier contains the control character U+0009' }])
   }
 })
 

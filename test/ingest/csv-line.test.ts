@@ -125,3 +125,13 @@ t.test('identifier reuse keeps results correct', async t => {
   const out = lines.map(l => p.parse(l, 0, l.length, 1)?.id ?? p.error)
   t.same(out, ['abc', 'abc', 'abd', ERR_IDENTIFIER_BACKSLASH, 'abc', 'x'.repeat(40)])
 })
+
+t.test('identifiers with control characters are line errors (issue 9)', async t => {
+  t.equal(parse('a\u0000b,1,2024-03-31T12:30:00Z'), 'Identifier contains the control character U+0000')
+  t.equal(parse('"q\u0007",1,2024-03-31T12:30:00Z'), 'Identifier contains the control character U+0007', 'quoted')
+  t.equal(parse('c1\u0090,1,2024-03-31T12:30:00Z'), 'Identifier contains the control character U+0090')
+  t.equal(parse('in\tside;1;2024-03-31T12:30:00Z', { delimiter: ';' }), 'Identifier contains the control character U+0009')
+  t.same(parse('\tpadded\t;1;2024-03-31T12:30:00Z', { delimiter: ';' }), { id: 'padded', time: T, value: 1, line: 7 }, 'surrounding tabs are trimmed, as before')
+  const p = new LineParser(PREFERRED_DIALECT)
+  t.ok(p.parse('same\u0001,1,2024-03-31T12:30:00Z', 0, 27, 1) === undefined && p.parse('same\u0001,2,2024-03-31T12:30:00Z', 0, 27, 2) === undefined, 'also when the identifier repeats')
+})

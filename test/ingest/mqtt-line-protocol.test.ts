@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import {
   type LineSink, ERR_AFTER_QUOTE, ERR_DOUBLE_BLANK, ERR_EMPTY_ID, ERR_ID_TOO_LONG, ERR_ID_UTF8, ERR_MISSING_TIMESTAMP,
   ERR_MISSING_VALUE, ERR_TAGS_TOO_LONG, ERR_TAGS_UTF8, ERR_UNESCAPED_QUOTE, ERR_UNTERMINATED_QUOTE, MAX_ID_LENGTH,
-  MAX_TAGS_BYTES, errBadTags, errTimestamp, errTimestampRange, errTrailing, errValue, parseFloatBytes, parseLines,
+  MAX_TAGS_BYTES, errBadTags, errIdControl, errTimestamp, errTimestampRange, errTrailing, errValue, parseFloatBytes, parseLines,
   parseTagSet, parseTimestampBytes,
 } from '../../ingest/mqtt/line-protocol.ts'
 
@@ -237,4 +237,16 @@ t.test('parseTimestampBytes directly', async t => {
   t.equal(ts('1'), 1_000_000)
   t.equal(ts('99999999999999999999'), -2)
   t.equal(ts('9999999999999999999x'), -1)
+})
+
+t.test('identifiers with control characters are bad lines (issue 9; catalog/identifier.ts)', async t => {
+  const T = '1700000000000000000'
+  t.equal(err(Buffer.from(`a\u0000b value=1 ${T}`)), errIdControl('U+0000'))
+  t.equal(err(Buffer.from(`"q\u0007" value=1 ${T}`)), errIdControl('U+0007'), 'quoted')
+  t.equal(err(Buffer.from(`esc\\ \u001f value=1 ${T}`)), errIdControl('U+001F'), 'after unescaping')
+  t.equal(err(Buffer.from(`del\u007f value=1 ${T}`)), errIdControl('U+007F'))
+  t.equal(err(Buffer.from(`c1\u0085 value=1 ${T}`)), errIdControl('U+0085'), 'C1 (UTF-8 C2 85)')
+  const r = parse(`ok value=1 ${T}\nnul\u0000 value=2 ${T}\nok2 value=3 ${T}`)
+  t.same([r.good, r.bad, r.obs.map((o) => o.id)], [2, 1, ['ok', 'ok2']], 'the other lines of the message stay')
+  t.same(one(t, `caf\u00e9\u00a0x value=1 ${T}`)?.id, 'caf\u00e9\u00a0x', 'printable non-ASCII (and NBSP) are accepted')
 })

@@ -170,3 +170,9 @@ t.test('applyTagModes', async t => {
   t.same(Object.keys(r).sort(), ['constructor', 'toString'])
   t.same(Object.keys(applyTagModes({}, [{ key: 'hasOwnProperty', value: '1' }], ['update'])), [])
 })
+
+t.test('identifiers with control characters are refused (issue 9)', async t => {
+  t.equal(error({ ...V2, entity: { ...V2.entity, id: 'a\u0000b' } }), 'entity.id contains the control character U+0000')
+  t.equal(error({ entity: { id: 'dev', type: 'device', source: 's' }, mode: ['add'], tags: [], datapoints: ['ok', 'x\u009b'] }), 'datapoints[1] contains the control character U+009B')
+  t.equal(error({ name: 'v1\u001b', objtype: 'analogInput' }), 'name contains the control character U+001B')
+})

@@ -2,7 +2,14 @@
 // machine: create → Created (100) → Ready to start (102) automatically; run=true → Starting
 // (200) → Running (202) or Start failed (201); run=false → Stopping (300) → Stopped (302);
 // DELETE (only when not running) → Deleting (500), then the record is removed.
+//
+// Masking (issue 9, item 9): a caller who may read a virtual datapoint's output need not be
+// allowed to read all of its inputs. Every answer that shows pins (create, run, change,
+// delete, read one) masks a pin whose input datapoint the caller cannot read through the
+// answering endpoint: the pin keeps its window settings, its `dataPointID` becomes null and
+// `masked: true` is added. The list shows no pins, only outputs the caller can read.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { Datapoint } from '../../catalog/types.ts'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ConflictError, InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
@@ -28,10 +35,15 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const vdps = catalog.virtualDatapoints
-  const view = (v: VdpRecord) => ({
-    dataPointID: v.dataPointID, type: v.type, description: v.description, status: STATUS_TEXT[v.status_code], status_code: v.status_code,
-    pins: v.pins, parameters: v.parameters, logs: vdps.logs(v.id),
-  })
+  const known = (pid: number, id: string): Pick<Datapoint, 'dataPointID' | 'tags'> => catalog.datapoints.find(pid, id) ?? { dataPointID: id, tags: {} }
+  /** The answer for endpoint `no`: pins naming datapoints the caller cannot read through `no` are masked. */
+  const view = (req: FastifyRequest, no: number, v: VdpRecord) => {
+    const filter = req.permissions.datapointFilter(no, v.project_id)
+    return {
+      dataPointID: v.dataPointID, type: v.type, description: v.description, status: STATUS_TEXT[v.status_code], status_code: v.status_code,
+      pins: maskPins(v.pins, (id) => canAccessDatapoint(filter, known(v.project_id, id), 'read')), parameters: v.parameters, logs: vdps.logs(v.id),
+    }
+  }
   const who = (req: FastifyRequest) => req.caller.user.email
   /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
   const readable = (req: FastifyRequest, no: number, dataPointID: string): VdpRecord => {
@@ -77,7 +89,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       })
       // Created → Ready to start happens on its own, right after the reply.
       setImmediate(() => { try { if (vdps.byId(v.id).status_code === 100) vdps.setStatus(v.id, 102, '') } catch { /* deleted meanwhile */ } })
-      return created(reply, view(v))
+      return created(reply, view(req, 70, v))
     },
   })
 
@@ -101,12 +113,12 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         } catch (err) {
           v = vdps.setStatus(v.id, 201, `Start failed: ${(err as Error).message}`)
         }
-        return view(v)
+        return view(req, 71, v)
       }
       if (!RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is not running`)
       vdps.setStatus(v.id, 300, `Stop requested by ${who(req)}`)
       runner.stop(v.id)
-      return view(vdps.setStatus(v.id, 302, ''))
+      return view(req, 71, vdps.setStatus(v.id, 302, ''))
     },
   })
 
@@ -117,7 +129,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       body: Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
       response: { 200: Vdp },
     },
-    handler: async (req) => view(vdps.setDescription(readable(req, 72, req.query.dataPointID).id, req.body.description)),
+    handler: async (req) => view(req, 72, vdps.setDescription(readable(req, 72, req.query.dataPointID).id, req.body.description)),
   })
 
   app.route({
@@ -126,7 +138,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     handler: async (req) => {
       const v = readable(req, 73, req.query.dataPointID)
       if (RUNNING.has(v.status_code)) throw new ConflictError(`Virtual datapoint '${v.dataPointID}' is running: stop it (run=false) before deleting it`)
-      const answer = view(vdps.setStatus(v.id, 500, `Delete requested by ${who(req)}`))
+      const answer = view(req, 73, vdps.setStatus(v.id, 500, `Delete requested by ${who(req)}`))
       vdps.remove(v.id)
       return answer
     },
@@ -135,7 +147,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   app.route({
     ...at(74),
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
-    handler: async (req) => view(readable(req, 74, req.query.dataPointID)),
+    handler: async (req) => view(req, 74, readable(req, 74, req.query.dataPointID)),
   })
 
   app.route({
@@ -173,6 +185,16 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
     },
   })
+}
+
+/** Pins as stored, except that a pin whose input `canRead` refuses shows `dataPointID: null, masked: true`. */
+export function maskPins(pins: Record<string, unknown>, canRead: (dataPointID: string) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, pin] of Object.entries(pins)) {
+    const id = pin && typeof pin === 'object' ? (pin as { dataPointID?: unknown }).dataPointID : undefined
+    out[name] = typeof id === 'string' && !canRead(id) ? { ...(pin as object), dataPointID: null, masked: true } : pin
+  }
+  return out
 }
 
 /** A virtual datapoint may not depend on itself, directly or through other ones. */

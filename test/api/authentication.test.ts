@@ -24,7 +24,7 @@ t.test('a password change ends cached Basic logins and tokens at once', async (t
   const u = await addUser(p, 'changer')
   const token = (await p.call(u, 'POST', '/v2/auth/token')).body.resource.access_token
   t.equal((await p.call(u, 'GET', '/v2/user')).status, 200, 'now cached')
-  t.equal((await p.call(u, 'PUT', '/v2/user', { password: 'brand-new-pass' })).status, 200)
+  t.equal((await p.call(u, 'PUT', '/v2/user', { password: 'brand-new-pass', current_password: u.password })).status, 200)
   t.equal((await p.call(u, 'GET', '/v2/user')).status, 401, 'the old password no longer works')
   t.equal((await p.call(token, 'GET', '/v2/user')).status, 401, 'tokens of the old password are revoked')
   t.equal((await p.call({ ...u, password: 'brand-new-pass' }, 'GET', '/v2/user')).status, 200)

@@ -2,7 +2,7 @@
 // first hold narrow roles and try every way to combine, edit or assign roles to reach the
 // hidden datapoint; the second company's admin attacks from outside. A permission is an
 // (endpoint, datapoint filter) pair held by one role (DESIGN.md "grants").
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { addProject, addUser, platform, type Login, type Platform } from '../helpers/platform.ts'
 
 const READ_A = { key: 'room', value: 'A', read: true, write: false }
@@ -10,7 +10,7 @@ const READ_ALL = { key: 'dataPointID', value: '*', read: true, write: false }
 const RW_ALL = { key: 'dataPointID', value: '*', read: true, write: true }
 
 /** Acme with project P: `visible` (room A) and `hidden` (room B), one observation each; Beta beside it. */
-async function world(t: Tap.Test) {
+async function world(t: Test) {
   const p = await platform(t)
   const proj = await addProject(p, p.admin, 'P')
   const base = `/v2/project/${proj.id}`
@@ -43,7 +43,7 @@ async function world(t: Tap.Test) {
   return { p, proj, base, beta, projectRole, companyRole, give, read }
 }
 
-const refused = (t: Tap.Test, res: { status: number; body: any }, error: string, operation: string, msg?: string) =>
+const refused = (t: Test, res: { status: number; body: any }, error: string, operation: string, msg?: string) =>
   t.same(res, { status: 403, body: { success: false, error, operation } }, msg)
 
 const ep52 = 'endpoint 52 - GET /v2/datapoint/timeseries'

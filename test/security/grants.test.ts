@@ -43,7 +43,7 @@ async function world(t: Test) {
   return { p, proj, base, beta, projectRole, companyRole, give, read }
 }
 
-const refused = (t: Test, res: { status: number; body: any }, error: string, operation: string, msg?: string) =>
+const refused = (t: Test, res: { status: number; body: any }, error: string, operation: string, msg = 'refused') =>
   t.same(res, { status: 403, body: { success: false, error, operation } }, msg)
 
 const ep52 = 'endpoint 52 - GET /v2/datapoint/timeseries'

@@ -28,7 +28,7 @@ export function installAccessHooks(app: FastifyInstance, catalog: Catalog, auth:
   app.addHook('onRequest', async (req) => {
     const no = req.routeOptions.config.endpoint
     if (no === undefined) return // public routes and 404s
-    req.caller = await auth.authenticate(req.headers.authorization)
+    req.caller = await auth.authenticate(req.headers.authorization, req.ip)
     req.permissions = new Permissions(catalog.roles.rolesOfUser(req.caller.user.id))
   })
 

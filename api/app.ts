@@ -10,6 +10,7 @@ import type { Ingest } from '../engine/ingest.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
+import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throttle.ts'
 import { installErrorHandling } from './error-handler.ts'
 import { endpoint } from './registry.ts'
 import { authRoutes } from './routes/auth.ts'
@@ -52,6 +53,12 @@ export interface AppDeps {
   onProjectDeleted?: (projectId: number) => void
   /** Called before a project is deleted: everything running for it stops (engine/project-runtimes.ts). */
   onProjectDeleting?: (projectId: number) => Promise<void> | void
+  /**
+   * Throttling of failed HTTP logins (Basic, bearer, current_password), or its limits.
+   * Defaults (catalog/login-throttle.ts): 20 failures per source address and 10 per account
+   * within 5 minutes, then 429 with Retry-After until the window ends.
+   */
+  loginThrottle?: LoginThrottle | LoginThrottleOptions
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -98,9 +105,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   installErrorHandling(app)
-  installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
+  const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
+  const auth = new Authenticator(deps.catalog, { throttle })
+  installAccessHooks(app, deps.catalog, auth)
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
-  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
+  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -117,6 +126,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
 export interface RouteContext {
   catalog: Catalog
+  /** Authentication; routes use it to confirm a current password (PUT /v2/user). */
+  auth: Authenticator
   store: TimeseriesStore
   ingest: Ingest
   tokenTtlSeconds: number

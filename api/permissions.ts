@@ -1,11 +1,27 @@
-// A caller's effective permissions (spec 1, access rules 1-5): the union over all roles the
-// user holds. A grant is never revoked by another role that lacks it (rule 2).
+// A caller's effective permissions (spec 1, access rules 1-5; DESIGN.md "grants").
+//
+// The grant model: a permission is an (endpoint, datapoint filter) pair held by ONE role. A
+// company role holds (e, all datapoints of every project) for each endpoint e it grants; a
+// project role holds (e, its TagAuths) for each endpoint e it grants, in its project only.
+// The caller's permissions are the union of these pairs over all roles (rule 2), so:
+// - calling an endpoint needs one role that grants it (`allowsCompany`, `allowsProject`);
+// - the datapoints endpoint e may touch are the union of the filters of the roles granting e
+//   (`datapointFilter`); a role that does not grant e adds nothing for e, so a company role
+//   granting only endpoint 10 reaches no datapoint through endpoint 52;
+// - granting (rule 3) is checked pair by pair against that same per-endpoint filter
+//   (`uncoveredPair`): a TagAuth of one role is never combined with the endpoint of another.
 import type { Datapoint, Role, TagAuth, TagAuthInput } from '../catalog/types.ts'
 import { InvalidInputError, ForbiddenError } from '../catalog/errors.ts'
 import { endpoint, isKnownEndpoint } from './registry.ts'
 
 /** Which datapoints of a project a grant reaches: all, or those matched by the TagAuths. */
 export interface DatapointFilter { all: boolean; auths: TagAuth[] }
+
+/** What a role grants: its endpoints, each paired with its TagAuths (project role) or all datapoints (company role). */
+export interface Grant { authed_endpoints: number[]; authed_tags: TagAuthInput[] }
+
+/** The first pair of a grant the caller does not hold: an endpoint, or an endpoint with one TagAuth. */
+export interface UncoveredPair { endpoint: number; tag?: TagAuthInput }
 
 export class Permissions {
   private readonly companyRoles: Role[]
@@ -37,39 +53,77 @@ export class Permissions {
 
   /** Project-scoped endpoints: company roles cover every project (rule 4), project roles their own. */
   allowsProject(no: number, projectId: number): boolean {
-    return this.allowsCompany(no) || (this.projectRoles.get(projectId) ?? []).some((r) => r.authed_endpoints.includes(no))
+    return this.allowsCompany(no) || this.rolesIn(projectId).some((r) => r.authed_endpoints.includes(no))
   }
 
-  /** The datapoints endpoint `no` may touch in the project: union over the roles granting it (rule 5). */
+  /** The datapoints endpoint `no` may touch in the project: union over the roles granting `no` (rule 5). */
   datapointFilter(no: number, projectId: number): DatapointFilter {
     if (this.allowsCompany(no)) return { all: true, auths: [] }
-    const auths = (this.projectRoles.get(projectId) ?? []).filter((r) => r.authed_endpoints.includes(no)).flatMap((r) => r.authed_tags)
+    const auths = this.rolesIn(projectId).filter((r) => r.authed_endpoints.includes(no)).flatMap((r) => r.authed_tags)
     return { all: false, auths }
   }
 
-  /** Rule 3: grants given to a role or user must lie within the granter's own set. */
-  assertCanGrant(role: { authed_endpoints: number[]; authed_tags: TagAuthInput[] }, projectId: number | null): void {
-    for (const no of role.authed_endpoints) {
-      const ok = projectId === null ? this.allowsCompany(no) : this.allowsProject(no, projectId)
-      if (!ok) {
-        const x = endpoint(no)
-        throw new ForbiddenError(`Cannot grant endpoint ${x.number} - ${x.method} ${x.path}: it is not in your own permissions`)
+  /**
+   * Rule 3, per pair: the first (endpoint, TagAuth) pair of `grant` that no single role of
+   * the caller holds; undefined when the caller holds them all. `projectId` null = the grant
+   * is a company role, whose pairs reach all datapoints: only company roles hold those.
+   */
+  uncoveredPair(grant: Grant, projectId: number | null): UncoveredPair | undefined {
+    for (const no of grant.authed_endpoints) {
+      if (projectId === null) {
+        if (!this.allowsCompany(no)) return { endpoint: no }
+        continue
       }
+      if (!this.allowsProject(no, projectId)) return { endpoint: no }
+      const mine = this.datapointFilter(no, projectId)
+      const tag = grant.authed_tags.find((t) => !filterCovers(mine, t))
+      if (tag) return { endpoint: no, tag }
     }
-    if (projectId === null) return
-    for (const t of role.authed_tags) {
-      if (!this.coversTagAuth(t, projectId)) {
-        throw new ForbiddenError(`Cannot grant TagAuth ${t.key}=${t.value} (read ${t.read}, write ${t.write}): it is not in your own permissions`)
-      }
-    }
+    return undefined
   }
 
-  private coversTagAuth(t: TagAuthInput, projectId: number): boolean {
-    if (this.hasCompanyRole) return true // company roles reach all datapoints of all projects
-    return (this.projectRoles.get(projectId) ?? []).some((r) => r.authed_tags.some((own) =>
-      (!t.read || own.read) && (!t.write || own.write) &&
-      ((own.key === 'dataPointID' && own.value === '*') || (own.key === t.key && (own.value === '*' || own.value === t.value)))))
+  /** Creating a role, changing it (checked on the role as it will be) or adding a TagAuth. */
+  assertCanGrant(grant: Grant, projectId: number | null): void {
+    const miss = this.uncoveredPair(grant, projectId)
+    if (miss) throw new ForbiddenError(`Cannot grant ${pairText(miss)}: ${reasonText(miss)}`)
   }
+
+  /**
+   * Assigning a role grants all of its pairs; changing, deleting or unassigning one needs the
+   * same reach (a role above the caller is out of the caller's hands).
+   */
+  assertCanHandle(role: Role, action: 'assign' | 'unassign' | 'change' | 'delete'): void {
+    const miss = this.uncoveredPair(role, role.project_id ?? null)
+    if (miss) throw new ForbiddenError(`Cannot ${action} role ${role.id} '${role.name}': it grants ${pairText(miss)}, and ${reasonText(miss)}`)
+  }
+
+  private rolesIn(projectId: number): Role[] {
+    return this.projectRoles.get(projectId) ?? []
+  }
+}
+
+function pairText(p: UncoveredPair): string {
+  const x = endpoint(p.endpoint)
+  const ep = `endpoint ${x.number} - ${x.method} ${x.path}`
+  return p.tag ? `TagAuth ${p.tag.key}=${p.tag.value} (read ${p.tag.read}, write ${p.tag.write}) for ${ep}` : ep
+}
+
+function reasonText(p: UncoveredPair): string {
+  return p.tag
+    ? 'none of your roles that grant this endpoint has a TagAuth covering it'
+    : 'it is not in your own permissions'
+}
+
+/** Whether the filter reaches every datapoint `t` names, for each access mode `t` grants. */
+function filterCovers(f: DatapointFilter, t: TagAuthInput): boolean {
+  if (f.all) return true
+  return (['read', 'write'] as const).every((mode) => !t[mode] || f.auths.some((own) => own[mode] && tagAuthCovers(own, t)))
+}
+
+/** `own` names a superset of the datapoints `t` names: all by `dataPointID=*`, any value by `key=*`, or the same key and value. */
+function tagAuthCovers(own: TagAuthInput, t: TagAuthInput): boolean {
+  if (own.key === 'dataPointID' && own.value === '*') return true
+  return own.key === t.key && (own.value === '*' || own.value === t.value)
 }
 
 /** Rule 4 and unknown numbers: what a role of the scope may list in `authed_endpoints`. */

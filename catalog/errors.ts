@@ -42,6 +42,21 @@ export class TooLargeError extends LintelError {
   override readonly status = 413
 }
 
+/**
+ * 429: too many failed logins from this address or for this account (issue 9, item 6); the
+ * attempt was refused without checking the credentials. Answered with `Retry-After`.
+ */
+export class TooManyRequestsError extends LintelError {
+  override readonly code = 'TOO_MANY_REQUESTS'
+  override readonly status = 429
+  /** Whole seconds the client should wait before trying again (at least 1). */
+  readonly retryAfterSeconds: number
+  constructor (message: string, retryAfterMs: number) {
+    super(message)
+    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
+  }
+}
+
 /** 503: overloaded (a bounded queue is full); the client should retry later. */
 export class OverloadedError extends LintelError {
   override readonly code = 'OVERLOADED'
@@ -50,5 +65,5 @@ export class OverloadedError extends LintelError {
 
 export const errorClasses = [
   InvalidInputError, AuthenticationError, ForbiddenError, NotFoundError,
-  ConflictError, TooLargeError, OverloadedError,
+  ConflictError, TooLargeError, TooManyRequestsError, OverloadedError,
 ] as const

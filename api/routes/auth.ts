@@ -1,10 +1,12 @@
 // Bearer tokens: POST /v2/auth/token exchanges a login (HTTP Basic) for a token that lives
 // `expires_in` seconds (default from configuration, at most 30 days); DELETE revokes it.
-// Deleting the user or changing its password revokes all of its tokens.
+// Only a password mints a token (issue 9, item 5): a bearer caller is refused, so a leaked
+// token cannot renew itself beyond its own expiry. Deleting the user or changing its password
+// revokes all of its tokens.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { InvalidInputError } from '../../catalog/errors.ts'
+import { ForbiddenError, InvalidInputError } from '../../catalog/errors.ts'
 import type { RouteContext } from '../app.ts'
 import { created, deleted } from '../envelope.ts'
 import { Envelope } from '../schemas.ts'
@@ -22,7 +24,10 @@ export const authRoutes: FastifyPluginAsync<RouteContext> = async (base, ctx) =>
       body: Type.Object({ expires_in: Type.Optional(Type.Integer({ minimum: 60, maximum: 30 * 86400 })) }, { additionalProperties: false }),
       response: { 201: Envelope(Token) },
     },
-    handler: async (req, reply) => created(reply, ctx.catalog.tokens.issue(req.caller.user.id, req.body.expires_in ?? ctx.tokenTtlSeconds)),
+    handler: async (req, reply) => {
+      if (req.caller.token) throw new ForbiddenError('A bearer token cannot create tokens: call POST /v2/auth/token with HTTP Basic credentials (email and password)')
+      return created(reply, ctx.catalog.tokens.issue(req.caller.user.id, req.body.expires_in ?? ctx.tokenTtlSeconds))
+    },
   })
   app.route({
     ...at(7),

@@ -1,5 +1,7 @@
 // Company roles: they apply to every project of the company, also later ones (rule 4), and
-// reach all datapoints, so they carry endpoint grants only, no TagAuths.
+// reach all datapoints, so they carry endpoint grants only, no TagAuths. Each endpoint of a
+// company role is the pair (endpoint, all datapoints): only the caller's company roles hold
+// such pairs, so only they let the caller grant them (rule 3, api/permissions.ts).
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -47,11 +49,9 @@ export const companyRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
     handler: async (req, reply) => {
       const role = roles.getScoped(req.params.role_id, req.caller.user.company_id, null)
       noTags(req.body.authed_tags)
-      req.permissions.assertCanGrant(role, null)
-      if (req.body.authed_endpoints) {
-        validateRoleEndpoints(req.body.authed_endpoints, false)
-        req.permissions.assertCanGrant({ authed_endpoints: req.body.authed_endpoints, authed_tags: [] }, null)
-      }
+      req.permissions.assertCanHandle(role, 'change')
+      if (req.body.authed_endpoints) validateRoleEndpoints(req.body.authed_endpoints, false)
+      req.permissions.assertCanGrant({ authed_endpoints: req.body.authed_endpoints ?? role.authed_endpoints, authed_tags: [] }, null)
       return updated(reply, roles.update(role.id, req.body))
     },
   })
@@ -60,7 +60,7 @@ export const companyRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
     schema: { params: RoleParams, response: { 200: Envelope(Role) } },
     handler: async (req, reply) => {
       const role = roles.getScoped(req.params.role_id, req.caller.user.company_id, null)
-      req.permissions.assertCanGrant(role, null)
+      req.permissions.assertCanHandle(role, 'delete')
       return deleted(reply, roles.delete(role.id))
     },
   })
@@ -72,7 +72,8 @@ export const companyRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
         const { company_id: companyId } = req.caller.user
         const role = roles.getScoped(req.params.role_id, companyId, null)
         const user = catalog.users.getInCompany(req.params.user_id, companyId)
-        req.permissions.assertCanGrant(role, null) // rule 3: only what the caller holds itself
+        // Rule 3: assigning grants every pair of the role; only what the caller holds itself.
+        req.permissions.assertCanHandle(role, no === 19 ? 'assign' : 'unassign')
         const resource = { role_id: role.id, user_id: user.id }
         if (no === 19) {
           roles.assign(user.id, role.id)

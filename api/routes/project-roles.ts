@@ -1,6 +1,8 @@
 // Project roles: grants of Project-scoped endpoints (never Company ones, rule 4) and TagAuths
-// naming the datapoints they reach (rule 5). Every change stays within the caller's own
-// permissions (rule 3).
+// naming the datapoints they reach (rule 5). Each endpoint of a role is paired with all of
+// the role's TagAuths; every change is checked on the role as it will be, pair by pair,
+// against the caller's own pairs (rule 3, api/permissions.ts). Changing, deleting, assigning
+// or unassigning a role needs the caller to hold every pair of the role as it is.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -41,9 +43,10 @@ export const projectRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
     schema: { params: ProjectRoleParams, body: RoleUpdateBody, response: { 200: Envelope(Role) } },
     handler: async (req, reply) => {
       const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
-      req.permissions.assertCanGrant(role, req.project.id)
-      const grant = { authed_endpoints: req.body.authed_endpoints ?? [], authed_tags: req.body.authed_tags ?? [] }
-      validateRoleEndpoints(grant.authed_endpoints, true)
+      req.permissions.assertCanHandle(role, 'change')
+      if (req.body.authed_endpoints) validateRoleEndpoints(req.body.authed_endpoints, true)
+      // The role as it will be: new endpoints pair with the kept TagAuths and vice versa.
+      const grant = { authed_endpoints: req.body.authed_endpoints ?? role.authed_endpoints, authed_tags: req.body.authed_tags ?? role.authed_tags }
       req.permissions.assertCanGrant(grant, req.project.id)
       return updated(reply, roles.update(role.id, req.body))
     },
@@ -53,7 +56,7 @@ export const projectRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
     schema: { params: ProjectRoleParams, response: { 200: Envelope(Role) } },
     handler: async (req, reply) => {
       const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
-      req.permissions.assertCanGrant(role, req.project.id)
+      req.permissions.assertCanHandle(role, 'delete')
       return deleted(reply, roles.delete(role.id))
     },
   })
@@ -62,8 +65,9 @@ export const projectRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
     schema: { params: ProjectRoleParams, body: TagAuthInput, response: { 201: Envelope(Role) } },
     handler: async (req, reply) => {
       const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
-      req.permissions.assertCanGrant(role, req.project.id)
-      req.permissions.assertCanGrant({ authed_endpoints: [], authed_tags: [req.body] }, req.project.id)
+      req.permissions.assertCanHandle(role, 'change')
+      // The new TagAuth pairs with every endpoint the role grants.
+      req.permissions.assertCanGrant({ authed_endpoints: role.authed_endpoints, authed_tags: [req.body] }, req.project.id)
       return created(reply, roles.addTagAuth(role.id, req.body))
     },
   })
@@ -72,7 +76,7 @@ export const projectRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
     schema: { params: Type.Object({ project_id: Id, role_id: Id, tagauth_id: Id }), response: { 200: Envelope(Role) } },
     handler: async (req, reply) => {
       const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
-      req.permissions.assertCanGrant(role, req.project.id)
+      req.permissions.assertCanHandle(role, 'change')
       return deleted(reply, roles.removeTagAuth(role.id, req.params.tagauth_id))
     },
   })
@@ -83,7 +87,7 @@ export const projectRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
       handler: async (req, reply) => {
         const role = roles.getScoped(req.params.role_id, req.project.company_id, req.project.id)
         const user = catalog.users.getInCompany(req.params.user_id, req.project.company_id)
-        req.permissions.assertCanGrant(role, req.project.id)
+        req.permissions.assertCanHandle(role, no === 40 ? 'assign' : 'unassign')
         const resource = { role_id: role.id, user_id: user.id }
         if (no === 40) {
           roles.assign(user.id, role.id)

@@ -1,13 +1,18 @@
 // The caller's own record (access rules 1 and 8): no grant needed, only the caller changes.
+// Changing the email or the password needs `current_password`, the account's password, with
+// Basic and bearer callers alike (issue 9, item 5): a stolen token or an open session cannot
+// take the account over. A wrong current_password counts as a failed login (throttled). A new
+// password revokes every bearer token of the user, including the one of this call.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { InvalidInputError } from '../../catalog/errors.ts'
 import type { RouteContext } from '../app.ts'
 import { deleted, updated } from '../envelope.ts'
 import { at } from '../registry.ts'
 import { Email, Envelope, Password, PersonName, Project, Role, User } from '../schemas.ts'
 
-export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog }) => {
+export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, auth }) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   app.route({
     ...at(1),
@@ -26,10 +31,21 @@ export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catal
     schema: {
       body: Type.Object({
         firstName: Type.Optional(PersonName), lastName: Type.Optional(PersonName), email: Type.Optional(Email), password: Type.Optional(Password),
+        current_password: Type.Optional(Type.String({ maxLength: 1024 })),
       }, { additionalProperties: false }),
       response: { 200: Envelope(User) },
     },
-    handler: async (req, reply) => updated(reply, catalog.users.update(req.caller.user.id, req.body)),
+    handler: async (req, reply) => {
+      const { current_password: current, ...change } = req.body
+      const me = req.caller.user
+      const emailChanges = change.email !== undefined && change.email !== me.email
+      if (emailChanges || change.password !== undefined) {
+        const what = [emailChanges && 'email', change.password !== undefined && 'password'].filter(Boolean).join(' and ')
+        if (current === undefined) throw new InvalidInputError(`Changing the ${what} needs current_password: the current password of this account`)
+        await auth.confirmPassword(me, current, req.ip)
+      }
+      return updated(reply, catalog.users.update(me.id, change))
+    },
   })
   app.route({
     ...at(3),

@@ -1,7 +1,14 @@
 // Virtual datapoints (spec 2, endpoints under /v2/project/{project_id}). Their states and
 // transitions are the engine's lifecycle table (engine/vdp/lifecycle.ts); requests move them
 // through engine/vdp/status.ts, which refuses a move the table does not allow (409).
+//
+// Masking (issue 9, item 9): a caller who may read a virtual datapoint's output need not be
+// allowed to read all of its inputs. Every answer that shows pins (create, run, change,
+// delete, read one) masks a pin whose input datapoint the caller cannot read through the
+// answering endpoint: the pin keeps its window settings, its `dataPointID` becomes null and
+// `masked: true` is added. The list shows no pins, only outputs the caller can read.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import type { Datapoint } from '../../catalog/types.ts'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ConflictError, InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
@@ -29,10 +36,16 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const vdps = catalog.virtualDatapoints
-  const view = (v: VdpRecord) => ({
-    dataPointID: v.dataPointID, type: v.type, description: v.description, status: statusText(v.status_code), status_code: v.status_code,
-    pins: v.pins, parameters: v.parameters, logs: vdps.logs(v.id).map((l) => ({ ...l, status_text: statusText(l.status_code) })),
-  })
+  const known = (pid: number, id: string): Pick<Datapoint, 'dataPointID' | 'tags'> => catalog.datapoints.find(pid, id) ?? { dataPointID: id, tags: {} }
+  /** The answer for endpoint `no`: pins naming datapoints the caller cannot read through `no` are masked. */
+  const view = (req: FastifyRequest, no: number, v: VdpRecord) => {
+    const filter = req.permissions.datapointFilter(no, v.project_id)
+    return {
+      dataPointID: v.dataPointID, type: v.type, description: v.description, status: statusText(v.status_code), status_code: v.status_code,
+      pins: maskPins(v.pins, (id) => canAccessDatapoint(filter, known(v.project_id, id), 'read')), parameters: v.parameters,
+      logs: vdps.logs(v.id).map((l) => ({ ...l, status_text: statusText(l.status_code) })),
+    }
+  }
   const who = (req: FastifyRequest) => req.caller.user.email
   /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
   const readable = (req: FastifyRequest, no: number, dataPointID: string): VdpRecord => {
@@ -77,7 +90,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         return vdps.create(pid, { dataPointID, type: config.type, description, pins: req.body.pins, parameters: req.body.parameters ?? {}, status_code: VDP_LIFECYCLE.initial }, `Created by ${who(req)}`)
       })
       settleVdp(vdps, v.id) // Created → Ready to start on its own, right after the reply
-      return created(reply, view(v))
+      return created(reply, view(req, 70, v))
     },
   })
 
@@ -97,7 +110,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         try {
           await runner.start(vdps.byId(v.id))
         } catch (err) {
-          return view(moveVdp(vdps, v.id, 'start_failed', `Start failed: ${(err as Error).message}`))
+          return view(req, 71, moveVdp(vdps, v.id, 'start_failed', `Start failed: ${(err as Error).message}`))
         }
         try {
           v = moveVdp(vdps, v.id, 'started')
@@ -105,11 +118,11 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
           runner.stop(v.id)
           throw err
         }
-        return view(v)
+        return view(req, 71, v)
       }
       moveVdp(vdps, v.id, 'stop', `Stop requested by ${who(req)}`)
       runner.stop(v.id)
-      return view(moveVdp(vdps, v.id, 'stopped'))
+      return view(req, 71, moveVdp(vdps, v.id, 'stopped'))
     },
   })
 
@@ -120,7 +133,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       body: Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
       response: { 200: Vdp },
     },
-    handler: async (req) => view(vdps.setDescription(readable(req, 72, req.query.dataPointID).id, req.body.description)),
+    handler: async (req) => view(req, 72, vdps.setDescription(readable(req, 72, req.query.dataPointID).id, req.body.description)),
   })
 
   app.route({
@@ -128,7 +141,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
     handler: async (req) => {
       const v = readable(req, 73, req.query.dataPointID)
-      const answer = view(moveVdp(vdps, v.id, 'delete', `Delete requested by ${who(req)}`))
+      const answer = view(req, 73, moveVdp(vdps, v.id, 'delete', `Delete requested by ${who(req)}`))
       vdps.remove(v.id)
       return answer
     },
@@ -137,7 +150,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   app.route({
     ...at(74),
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
-    handler: async (req) => view(readable(req, 74, req.query.dataPointID)),
+    handler: async (req) => view(req, 74, readable(req, 74, req.query.dataPointID)),
   })
 
   app.route({
@@ -175,6 +188,16 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
     },
   })
+}
+
+/** Pins as stored, except that a pin whose input `canRead` refuses shows `dataPointID: null, masked: true`. */
+export function maskPins(pins: Record<string, unknown>, canRead: (dataPointID: string) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, pin] of Object.entries(pins)) {
+    const id = pin && typeof pin === 'object' ? (pin as { dataPointID?: unknown }).dataPointID : undefined
+    out[name] = typeof id === 'string' && !canRead(id) ? { ...(pin as object), dataPointID: null, masked: true } : pin
+  }
+  return out
 }
 
 /** A virtual datapoint may not depend on itself, directly or through other ones. */

@@ -1,6 +1,8 @@
 // Authentication: Basic with email and password, bearer tokens with expiry and revocation.
 import t from 'tap'
 import { Authenticator } from '../../api/authenticate.ts'
+import { TooManyRequestsError } from '../../catalog/errors.ts'
+import { LoginThrottle } from '../../catalog/login-throttle.ts'
 import { addUser, basic, platform } from '../helpers/platform.ts'
 
 t.test('Basic credentials', async (t) => {
@@ -24,7 +26,7 @@ t.test('a password change ends cached Basic logins and tokens at once', async (t
   const u = await addUser(p, 'changer')
   const token = (await p.call(u, 'POST', '/v2/auth/token')).body.resource.access_token
   t.equal((await p.call(u, 'GET', '/v2/user')).status, 200, 'now cached')
-  t.equal((await p.call(u, 'PUT', '/v2/user', { password: 'brand-new-pass' })).status, 200)
+  t.equal((await p.call(u, 'PUT', '/v2/user', { password: 'brand-new-pass', current_password: u.password })).status, 200)
   t.equal((await p.call(u, 'GET', '/v2/user')).status, 401, 'the old password no longer works')
   t.equal((await p.call(token, 'GET', '/v2/user')).status, 401, 'tokens of the old password are revoked')
   t.equal((await p.call({ ...u, password: 'brand-new-pass' }, 'GET', '/v2/user')).status, 200)
@@ -66,4 +68,19 @@ t.test('an expired token is refused', async (t) => {
   const issued = p.catalog.tokens.issue(p.admin.id, 60)
   p.catalog.db.prepare('UPDATE tokens SET expires_at = ?').run(Date.now() - 1)
   t.equal((await p.call(issued.access_token, 'GET', '/v2/user')).status, 401)
+})
+
+t.test('throttled logins: the Authenticator refuses with TooManyRequestsError before checking the password', async (t) => {
+  const p = await platform(t)
+  let now = 0
+  const auth = new Authenticator(p.catalog, { throttle: new LoginThrottle({ maxPerAccount: 1, maxPerAddress: 100, windowMs: 10_000, now: () => now }) })
+  await t.rejects(auth.authenticate(basic({ ...p.admin, password: 'wrong-password' }), '10.0.0.1'), { message: 'Invalid email or password', status: 401 })
+  const err = await auth.authenticate(basic(p.admin), '10.0.0.2').catch((e: unknown) => e)
+  t.ok(err instanceof TooManyRequestsError)
+  t.equal((err as TooManyRequestsError).retryAfterSeconds, 10)
+  t.equal((err as TooManyRequestsError).status, 429)
+  now = 9_001
+  t.equal(((await auth.authenticate(basic(p.admin)).catch((e: unknown) => e)) as TooManyRequestsError).retryAfterSeconds, 1, 'rounded up, at least 1 s')
+  now = 10_000
+  t.equal((await auth.authenticate(basic(p.admin))).user.email, p.admin.email)
 })

@@ -101,7 +101,7 @@ t.test('duplicates answer 409 and write nothing', async (t) => {
   t.equal((await p.call(p.admin, 'POST', '/v2/company/user', body)).status, 201)
   const again = await p.call(p.admin, 'POST', '/v2/company/user', { ...body, email: 'DUP@acme.test' })
   t.same(again, { status: 409, body: { success: false, error: "A user with email 'DUP@acme.test' already exists", operation: 'create' } })
-  const taken = await p.call(p.admin, 'PUT', '/v2/user', { email: 'dup@acme.test' })
+  const taken = await p.call(p.admin, 'PUT', '/v2/user', { email: 'dup@acme.test', current_password: p.admin.password })
   t.equal(taken.status, 409)
 
   await p.call(p.admin, 'POST', '/v2/company/role', { name: 'viewer' })
@@ -122,6 +122,7 @@ t.test('passwords never appear in any response', async (t) => {
     const res = await p.call(p.admin, method, url)
     t.notMatch(JSON.stringify(res.body), /password|scrypt/, `${method} ${url}`)
   }
-  const upd = await p.call(p.admin, 'PUT', '/v2/user', { password: 'another-password' })
+  const upd = await p.call(p.admin, 'PUT', '/v2/user', { password: 'another-password', current_password: p.admin.password })
+  t.equal(upd.status, 200)
   t.notMatch(JSON.stringify(upd.body), /password|scrypt/)
 })

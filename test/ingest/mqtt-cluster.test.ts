@@ -136,7 +136,7 @@ t.test('cluster: client ids are scoped to the account across nodes', async (t) =
   })
   t.equal(msg, `q value=1 ${T}`)
   // Within the account, the takeover crosses nodes.
-  const closed = new Promise((r) => dev2.once('close', r))
+  const closed = new Promise<void>((r) => dev2.once('close', () => r()))
   await connect(n1, 'a-dev', { clientId: id, clean: false })
   await closed
   t.pass('the same account on the other node takes the connection over')

@@ -46,13 +46,13 @@ t.test('refused publishes are logged at info with account, topic and reason', as
   t.match(refusal('mqtt: lines dropped', /malformed/)?.obj, { username: 'narrow', topic: prefix, reason: /^malformed lines: 1 dropped, first line 3: / })
   await n.publishAsync(`META/${prefix}`, '{"entity": {"id": "other", "type": "datapoint", "source": "x"}, "mode": ["add"], "tags": []}', { qos: 1 })
   t.match(refusal('mqtt: publish refused', /outside/)?.obj, { username: 'narrow', topic: `META/${prefix}`, reason: "outside the account's write grant: datapoint 'other'" })
-  const closed = new Promise((r) => n.once('close', r))
+  const closed = new Promise<void>((r) => n.once('close', () => r()))
   n.publish('elsewhere/p9', `x value=1 ${T}`, { qos: 1 })
   await closed
   t.match(refusal('mqtt: publish refused', /topic/)?.obj, { username: 'narrow', topic: 'elsewhere/p9', reason: /^topic outside the account's project lintel\// })
 
   const r = await connect('reader')
-  const rClosed = new Promise((res) => r.once('close', res))
+  const rClosed = new Promise<void>((res) => r.once('close', () => res()))
   r.publish(prefix, `x value=1 ${T}`, { qos: 1 })
   await rClosed
   t.match(refusal('mqtt: publish refused', /read rights/)?.obj, { username: 'reader', topic: prefix, reason: 'the account has read rights only' })

@@ -143,13 +143,13 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       auth.authenticate(username, password).then((session) => {
         if (blockedMs > 0) {
           counters.add('connections_throttled', catalog.mqttAccounts.findValid(username ?? '')?.project_id)
-          log.info({ username, address, retry_after_s: Math.ceil(blockedMs / 1000) }, 'mqtt: login refused: too many failed logins')
+          refusals.refused({ username: username ?? '', address }, undefined, `too many failed logins: retry in ${Math.ceil(blockedMs / 1000)} s`, 'mqtt: login refused')
           return refuseLogin(5, `too many failed logins; retry in ${Math.ceil(blockedMs / 1000)} s`)
         }
         if (!session) {
           throttle.failed(address, username)
           counters.add('connections_refused', catalog.mqttAccounts.findValid(username ?? '')?.project_id)
-          log.info({ username, address }, 'mqtt: login refused: bad username or password')
+          refusals.refused({ username: username ?? '', address }, undefined, 'bad username or password', 'mqtt: login refused')
           return refuseLogin(4, 'bad username or password')
         }
         throttle.succeeded(username)
@@ -280,7 +280,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
     guard: {
       onOversize: (declared, limit, authenticated) => {
         counters.add('packets_oversize')
-        log.info({ declared_bytes: declared, limit_bytes: limit, authenticated }, 'mqtt: packet over the size limit; connection closed')
+        refusals.refused({ username: '' }, undefined, `packet over the size limit: at least ${declared} bytes declared, limit ${limit} (${authenticated ? 'after' : 'before'} login)`, 'mqtt: connection closed')
       },
     },
   })

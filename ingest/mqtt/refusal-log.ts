@@ -11,12 +11,12 @@ export class RefusalLog {
 
   constructor (private readonly log: InfoLog, private readonly intervalMs = 10_000, private readonly now: () => number = Date.now) {}
 
-  refused(who: { username: string; projectId: number }, topic: string, reason: string, what = 'mqtt: publish refused'): void {
+  refused(who: { username: string; projectId?: number; address?: string }, topic: string | undefined, reason: string, what = 'mqtt: publish refused'): void {
     const key = `${who.username}\0${what}\0${reason.split(':')[0]}`
     const now = this.now()
     const prev = this.last.get(key)
     if (prev && now - prev.at < this.intervalMs) { prev.suppressed++; return }
     this.last.set(key, { at: now, suppressed: 0 })
-    this.log.info({ username: who.username, project_id: who.projectId, topic, reason, suppressed_since_last: prev?.suppressed ?? 0 }, what)
+    this.log.info({ username: who.username, project_id: who.projectId, address: who.address, topic, reason, suppressed_since_last: prev?.suppressed ?? 0 }, what)
   }
 }

@@ -45,8 +45,8 @@ export interface AppDeps {
   spoolDir?: string
   /** Called when an MQTT account is deleted or its credentials change: end its connections. */
   onMqttAccountRevoked?: (username: string) => void
-  /** Counters of the ingest path (the broker's metrics), served at GET /v2/system/metrics. */
-  metrics?: () => Record<string, number>
+  /** Counters of the ingest path (the broker's metrics) of the given projects, served at GET /v2/system/metrics. */
+  metrics?: (projectIds: readonly number[]) => Record<string, number>
   /** Runs virtual datapoints (engine); without it their routes are not served. */
   vdpRunner?: VdpRunner
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
@@ -133,5 +133,5 @@ export interface RouteContext {
   tokenTtlSeconds: number
   onProjectDeleted?: (projectId: number) => void
   onProjectDeleting?: (projectId: number) => Promise<void> | void
-  metrics?: () => Record<string, number>
+  metrics?: (projectIds: readonly number[]) => Record<string, number>
 }

@@ -7,6 +7,7 @@ import { Catalog } from '../catalog/index.ts'
 import { LintelError } from '../catalog/errors.ts'
 import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
 import { adminEndpoints } from './registry.ts'
 
 const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_DIR, default ./data)
@@ -36,6 +37,9 @@ const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_
   mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT]
       A broker account WITHOUT expiry (operator-issued; the HTTP API only makes short-lived ones).
   mqtt delete --username NAME
+  metrics
+      Counters of the whole running server (MQTT broker, ingest queue), from the snapshot it
+      writes into the data directory every 5 s. Over HTTP a company sees only its own.
 `
 
 export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
@@ -74,6 +78,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
   }
 
   const config = loadConfig()
+  if (command === 'metrics') return printMetrics(config.dataDir, out)
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
   try {
     switch (command) {
@@ -178,6 +183,16 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
 }
 
 export class UsageError extends Error {}
+
+function printMetrics(dataDir: string, out: (s: string) => void): number {
+  const snap = readMetricsSnapshot(dataDir)
+  if (!snap) throw new UsageError(`no metrics in ${dataDir}: no server has run with this LINTEL_DATA_DIR`)
+  const ageS = Math.round((Date.now() - Date.parse(snap.written_at)) / 1000)
+  out(`metrics of the server with pid ${snap.pid}, written ${snap.written_at} (${ageS} s ago)\n`)
+  if (ageS * 1000 > 3 * SNAPSHOT_EVERY_MS) out('note: the snapshot is old; the server may have stopped\n')
+  for (const [name, value] of Object.entries(snap.metrics).sort(([a], [b]) => a.localeCompare(b))) out(`${name}\t${value}\n`)
+  return 0
+}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {

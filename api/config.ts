@@ -43,6 +43,8 @@ export interface Config {
     tcpPort?: number
     certFile?: string
     keyFile?: string
+    /** Largest MQTT packet after login, bytes (LINTEL_MQTT_MAX_PACKET_KB, default 1024 KiB). */
+    maxPacketBytes: number
   }
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
@@ -80,7 +82,7 @@ export function loadConfig(env: Source = process.env): Config {
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
-    mqtt: { tlsPort: 8884, wsPort: 9001 },
+    mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }
   const roleText = source.LINTEL_ROLES ?? 'api,broker,worker'
@@ -125,6 +127,8 @@ export function loadConfig(env: Source = process.env): Config {
     wsPort: int('LINTEL_MQTT_WS_PORT', 9001, 0, 65535),
     tcpPort: source.LINTEL_MQTT_TCP_PORT === undefined ? undefined : int('LINTEL_MQTT_TCP_PORT', 0, 0, 65535),
     certFile, keyFile,
+    // Before login the broker accepts 64 KiB per packet whatever this says (issue 9, item 2).
+    maxPacketBytes: int('LINTEL_MQTT_MAX_PACKET_KB', 1024, 1, 64 * 1024) * 1024,
   }
   if (!LOG_LEVELS.includes(config.logLevel)) problems.push(`LINTEL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${config.logLevel}'`)
 

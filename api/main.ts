@@ -21,6 +21,8 @@ import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
+import { startMetricsSnapshots } from './metrics-snapshot.ts'
+import { canAccessDatapoint } from './permissions.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { adminEndpoints } from './registry.ts'
 
@@ -97,7 +99,7 @@ export async function start(config: Config) {
     caFile = tls.certPath
     broker = await startBroker({
       catalog, resolver, ingest, ingestMetrics: () => queue?.metrics() ?? {}, log: logger.child({ component: 'mqtt' }),
-      redisUrl: config.redisUrl, nodeId: config.nodeId,
+      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, datapointAccess: canAccessDatapoint,
       listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
     })
   }
@@ -113,7 +115,8 @@ export async function start(config: Config) {
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
       onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
-      metrics: () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) }),
+      // A company sees the broker's counters of its own projects only (issue 9, item 9).
+      metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
     })
     address = await app.listen({ host: config.host, port: config.httpPort })
@@ -128,6 +131,10 @@ export async function start(config: Config) {
       closers.push(() => clearInterval(timer))
     }
   }
+
+  // The whole process, for the operator tool (`npx lintel metrics`).
+  const processMetrics = () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) })
+  closers.push(startMetricsSnapshots(config.dataDir, processMetrics, (err) => logger.warn({ err }, 'metrics: snapshot not written')))
 
   const stop = async () => {
     for (const c of closers) await c()

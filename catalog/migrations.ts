@@ -210,4 +210,20 @@ export const migrations: readonly Migration[] = [
     END;
     `)
   },
+  // 5: MQTT accounts carry their creator's reach (issue 9, DESIGN.md "MQTT accounts"): the
+  //    datapoint filters (JSON {all, auths}) of the ingest (write) and read endpoints, and a
+  //    random session scope that prefixes the account's client ids, so sessions of a deleted
+  //    account can never be inherited by a later one. A separate table, so that mqtt_accounts
+  //    itself may be rebuilt. Existing accounts keep the full reach they had (the short-lived
+  //    ones expire within 2 hours).
+  `
+  CREATE TABLE mqtt_account_reach (
+    account_id INTEGER PRIMARY KEY REFERENCES mqtt_accounts(id) ON DELETE CASCADE,
+    session_scope TEXT NOT NULL UNIQUE,
+    write_filter TEXT NOT NULL,
+    read_filter TEXT NOT NULL
+  );
+  INSERT INTO mqtt_account_reach (account_id, session_scope, write_filter, read_filter)
+    SELECT id, lower(hex(randomblob(12))), '{"all":true,"auths":[]}', '{"all":true,"auths":[]}' FROM mqtt_accounts;
+  `,
 ]

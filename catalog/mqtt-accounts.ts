@@ -1,11 +1,27 @@
 // Short-lived MQTT broker accounts of a project (spec 1 "MQTT account" and its lifecycle),
 // and operator-issued accounts without expiry (valid_until NULL). Usernames are unique
 // across the broker; passwords are stored only as scrypt hashes.
+//
+// Every account carries a reach (issue 9, DESIGN.md "MQTT accounts"), kept in its own table
+// mqtt_account_reach: the datapoint filters its creator held for the ingest (write) and read
+// endpoints when the account was created or last changed (a snapshot, see
+// api/routes/mqtt-accounts.ts), and a random session scope that prefixes the account's
+// client ids in the broker. Operator-issued accounts reach all datapoints of their project.
+import { randomBytes } from 'node:crypto'
 import { statements, type Db } from './db.ts'
 import { ConflictError, NotFoundError } from './errors.ts'
 import { hashPassword } from './passwords.ts'
+import type { TagAuth } from './types.ts'
 
 export type MqttRights = 'read' | 'write'
+
+/** Which datapoints of the project an account may touch: all, or those its TagAuths admit. */
+export interface DatapointReach { all: boolean; auths: TagAuth[] }
+
+export interface MqttReach { write: DatapointReach; read: DatapointReach }
+
+export const FULL_REACH: MqttReach = { write: { all: true, auths: [] }, read: { all: true, auths: [] } }
+const NO_REACH: MqttReach = { write: { all: false, auths: [] }, read: { all: false, auths: [] } }
 
 export interface MqttAccountRow {
   id: number
@@ -18,7 +34,20 @@ export interface MqttAccountRow {
   valid_until: number | null
 }
 
-export interface MqttAccountInput { username: string; password: string; rights?: MqttRights; description?: string; validUntil: number | null }
+/** An account with what the broker needs to know about it. */
+export interface MqttAccountWithReach extends MqttAccountRow {
+  reach: MqttReach
+  /** Prefix of the account's client ids in the broker; unique, never reused. */
+  session_scope: string
+}
+
+export interface MqttAccountInput {
+  username: string; password: string; rights?: MqttRights; description?: string; validUntil: number | null
+  /** Default: the full reach (operator-issued accounts). */
+  reach?: MqttReach
+}
+
+interface ReachRow { session_scope: string | null; write_filter: string | null; read_filter: string | null }
 
 export class MqttAccounts {
   private readonly sql: ReturnType<typeof statements>
@@ -28,13 +57,18 @@ export class MqttAccounts {
   }
 
   create(projectId: number, a: MqttAccountInput): MqttAccountRow {
-    this.removeExpired() // an expired account's username is free again
-    if (this.sql('SELECT 1 FROM mqtt_accounts WHERE username = ?').get(a.username)) {
-      throw new ConflictError(`An MQTT account with username '${a.username}' already exists`)
-    }
-    const id = Number(this.sql('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil).lastInsertRowid)
-    return this.get(projectId, id)
+    return this.db.transaction(() => {
+      this.removeExpired() // an expired account's username is free again
+      if (this.sql('SELECT 1 FROM mqtt_accounts WHERE username = ?').get(a.username)) {
+        throw new ConflictError(`An MQTT account with username '${a.username}' already exists`)
+      }
+      const id = Number(this.sql('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil).lastInsertRowid)
+      const reach = a.reach ?? FULL_REACH
+      this.sql('INSERT INTO mqtt_account_reach (account_id, session_scope, write_filter, read_filter) VALUES (?, ?, ?, ?)')
+        .run(id, randomBytes(12).toString('hex'), JSON.stringify(reach.write), JSON.stringify(reach.read))
+      return this.get(projectId, id)
+    })()
   }
 
   get(projectId: number, id: number): MqttAccountRow {
@@ -47,18 +81,35 @@ export class MqttAccounts {
     return this.sql('SELECT * FROM mqtt_accounts WHERE project_id = ? AND (valid_until IS NULL OR valid_until > ?) ORDER BY id').all(projectId, this.now()) as MqttAccountRow[]
   }
 
-  /** A valid account by username, for authentication on CONNECT. */
-  findValid(username: string): MqttAccountRow | undefined {
-    return this.sql('SELECT * FROM mqtt_accounts WHERE username = ? AND (valid_until IS NULL OR valid_until > ?)').get(username, this.now()) as MqttAccountRow | undefined
+  /** A valid account by username with its reach, for authentication on CONNECT. */
+  findValid(username: string): MqttAccountWithReach | undefined {
+    const row = this.sql(`SELECT a.*, r.session_scope, r.write_filter, r.read_filter FROM mqtt_accounts a
+      LEFT JOIN mqtt_account_reach r ON r.account_id = a.id
+      WHERE a.username = ? AND (a.valid_until IS NULL OR a.valid_until > ?)`).get(username, this.now()) as (MqttAccountRow & ReachRow) | undefined
+    if (!row) return undefined
+    const { session_scope, write_filter, read_filter, ...account } = row
+    // No reach row (written by an older version or another tool): operator-issued accounts
+    // keep their full reach, short-lived ones get none.
+    const reach = write_filter === null || read_filter === null
+      ? (account.valid_until === null ? FULL_REACH : NO_REACH)
+      : { write: JSON.parse(write_filter) as DatapointReach, read: JSON.parse(read_filter) as DatapointReach }
+    return { ...account, reach, session_scope: session_scope ?? `account-${account.id}` }
   }
 
-  update(projectId: number, id: number, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number }): MqttAccountRow {
-    const cur = this.get(projectId, id)
-    this.sql('UPDATE mqtt_accounts SET password_hash = ?, rights = ?, description = ?, valid_until = ? WHERE id = ?').run(
-      f.password === undefined ? cur.password_hash : hashPassword(f.password),
-      f.rights ?? cur.rights, f.description ?? cur.description,
-      f.validUntil === undefined ? cur.valid_until : f.validUntil, id)
-    return this.get(projectId, id)
+  update(projectId: number, id: number, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach }): MqttAccountRow {
+    return this.db.transaction(() => {
+      const cur = this.get(projectId, id)
+      this.sql('UPDATE mqtt_accounts SET password_hash = ?, rights = ?, description = ?, valid_until = ? WHERE id = ?').run(
+        f.password === undefined ? cur.password_hash : hashPassword(f.password),
+        f.rights ?? cur.rights, f.description ?? cur.description,
+        f.validUntil === undefined ? cur.valid_until : f.validUntil, id)
+      if (f.reach) {
+        this.sql(`INSERT INTO mqtt_account_reach (account_id, session_scope, write_filter, read_filter) VALUES (?, ?, ?, ?)
+          ON CONFLICT (account_id) DO UPDATE SET write_filter = excluded.write_filter, read_filter = excluded.read_filter`)
+          .run(id, randomBytes(12).toString('hex'), JSON.stringify(f.reach.write), JSON.stringify(f.reach.read))
+      }
+      return this.get(projectId, id)
+    })()
   }
 
   delete(projectId: number, id: number): MqttAccountRow {

@@ -1,14 +1,26 @@
 // Short-lived MQTT accounts (spec 1 "MQTT accounts"): validity at most 7200 s, rights read or
 // write (write implies read), unique usernames, passwords never returned. Deleting or
 // expiring an account ends its live connections (the broker listens to `onRevoked`).
+//
+// Reach (issue 9, item 4; DESIGN.md "MQTT accounts"): an account carries the datapoint
+// filters its creator holds in the project for the ingest endpoint (50, what it may write)
+// and the read endpoint (52, what it is forwarded), as a snapshot taken at create (60) and
+// at every change (61, then the changer's filters). A snapshot, not a live link: the account
+// lives at most 2 hours, and what it may do never depends on later role edits of a user it
+// does not name. A write account needs a creator who holds endpoint 50 in the project, a read
+// account one who holds 52: otherwise 403, since the account could do nothing.
+// Operator-issued accounts (no expiry) are the operator's: they cannot be changed or deleted
+// over HTTP (403).
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { MqttAccountRow } from '../../catalog/mqtt-accounts.ts'
+import { ForbiddenError } from '../../catalog/errors.ts'
+import type { MqttAccountRow, MqttReach, MqttRights } from '../../catalog/mqtt-accounts.ts'
 import type { ProjectSettings } from '../../catalog/types.ts'
 import type { RouteContext } from '../app.ts'
 import { created, deleted } from '../envelope.ts'
-import { at } from '../registry.ts'
+import type { Permissions } from '../permissions.ts'
+import { at, endpoint } from '../registry.ts'
 import { Description, Envelope, Id, ProjectParams } from '../schemas.ts'
 
 export const MAX_VALIDITY_S = 7200
@@ -36,6 +48,27 @@ export function accountView(a: MqttAccountRow, p: ProjectSettings) {
   }
 }
 
+const INGEST = 50
+const READ = 52
+
+/** The caller's reach in the project, refused when the account's rights would have nothing to act on. */
+export function creatorReach(perms: Permissions, projectId: number, rights: MqttRights): MqttReach {
+  const reach = { write: perms.datapointFilter(INGEST, projectId), read: perms.datapointFilter(READ, projectId) }
+  const holds = (no: number, f: { all: boolean; auths: unknown[] }) => (f.all || f.auths.length > 0) && perms.allowsProject(no, projectId)
+  const need = rights === 'write' ? INGEST : READ
+  if (!holds(need, rights === 'write' ? reach.write : reach.read)) {
+    const x = endpoint(need)
+    throw new ForbiddenError(`Cannot give an MQTT account ${rights} rights: you do not hold endpoint ${x.number} - ${x.method} ${x.path} in this project, and an account gets only its creator's reach`)
+  }
+  return rights === 'write' ? reach : { write: { all: false, auths: [] }, read: reach.read }
+}
+
+function assertNotOperatorIssued(a: MqttAccountRow, action: string): void {
+  if (a.valid_until === null) {
+    throw new ForbiddenError(`Cannot ${action} MQTT account '${a.username}': it was issued by the operator without expiry and can only be changed with the operator tool`)
+  }
+}
+
 export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: (username: string) => void }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const accounts = ctx.catalog.mqttAccounts
@@ -56,7 +89,8 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
     },
     handler: async (req, reply) => {
       const { validity = DEFAULT_VALIDITY_S, ...rest } = req.body
-      const row = accounts.create(req.project.id, { ...rest, validUntil: Date.now() + validity * 1000 })
+      const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? 'read')
+      const row = accounts.create(req.project.id, { ...rest, reach, validUntil: Date.now() + validity * 1000 })
       return created(reply, view(row, req.project.id))
     },
   })
@@ -72,11 +106,15 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
     },
     handler: async (req, reply) => {
       const { validity, ...rest } = req.body
+      const cur = accounts.get(req.project.id, req.params.mqttuser_id)
+      assertNotOperatorIssued(cur, 'change')
+      const before = accounts.findValid(cur.username)?.reach
+      const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? cur.rights)
       const row = accounts.update(req.project.id, req.params.mqttuser_id, {
-        ...rest, validUntil: validity === undefined ? undefined : Date.now() + validity * 1000,
+        ...rest, reach, validUntil: validity === undefined ? undefined : Date.now() + validity * 1000,
       })
-      // A password or rights change applies to new connections; end the old ones now.
-      if (rest.password !== undefined || rest.rights !== undefined) ctx.onRevoked?.(row.username)
+      // A password, rights or reach change applies to new connections; end the old ones now.
+      if (rest.password !== undefined || rest.rights !== undefined || JSON.stringify(before) !== JSON.stringify(reach)) ctx.onRevoked?.(row.username)
       return reply.code(201).send({ success: true, operation: '', resource: view(row, req.project.id) })
     },
   })
@@ -94,6 +132,7 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
     ...at(64),
     schema: { params: AccountParams, response: { 200: Envelope(Account) } },
     handler: async (req, reply) => {
+      assertNotOperatorIssued(accounts.get(req.project.id, req.params.mqttuser_id), 'delete')
       const row = accounts.delete(req.project.id, req.params.mqttuser_id)
       ctx.onRevoked?.(row.username)
       return deleted(reply, view(row, req.project.id))

@@ -1,22 +1,44 @@
 // The MQTT broker of the platform (spec 3 "MQTT broker interface"): aedes behind TLS 1.2
 // (MQTT on LINTEL_MQTT_TLS_PORT, WebSockets on LINTEL_MQTT_WS_PORT), plain TCP only when
 // configured for local development. Hooks, in the order a client meets them:
-//   authenticate   – broker accounts of a project; client ids with / + # are refused
-//   authorizeSubscribe / authorizePublish – the account's topic prefix and rights only
+//   (listeners)    – every packet's size is bounded: 64 KiB before authentication, the
+//                    configured maximum after it (packet-guard.ts)
+//   authenticate   – broker accounts of a project; client ids with / + # are refused; failed
+//                    logins are throttled per source address and per username and answered
+//                    only after a delay (issue 9, item 6). The client id becomes the
+//                    account's own: aedes keys takeover, persistent sessions and queued
+//                    messages by `<session scope>/<client id>`, so no other account can end,
+//                    take over or inherit them (issue 9, item 1); "same id takes over" holds
+//                    within one account.
+//   authorizeSubscribe / authorizePublish – the account's topic prefix and rights only; lines,
+//                    META and setpoints only for datapoints inside the account's write reach
 //   publish        – time series are stored durably *before* the PUBACK and before any
 //                    subscriber sees them (storage-first); META updates tags; CONTROLS are
 //                    validated and handed to the controls stream
-// Expired or revoked accounts lose their connections.
+//   authorizeForward – a subscriber gets only what its read reach admits (reach.ts)
+// Expired or revoked accounts lose their connections. Refusals are counted per project
+// (counters.ts) and logged at info with account, topic and reason (refusal-log.ts).
+//
+// MQTT 5 reason codes: aedes 1.x speaks MQTT 3.1 and 3.1.1 only and answers an MQTT 5
+// CONNECT with return code 1 (unacceptable protocol version), so there is no MQTT 5 PUBACK
+// to carry a reason code; a refused publish closes the connection (MQTT 3.1.1 has no
+// negative PUBACK) and the log line says why.
 import { Aedes, type AuthenticateError, type Client } from 'aedes'
 import { Subject } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
+import { LoginThrottle } from '../../catalog/login-throttle.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { Ingest } from '../../engine/ingest.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from './topics.ts'
-import { parseControlsMessage, type ControlsMessage } from './controls-message.ts'
+import { isSetpointMessage, parseControlsMessage, type ControlsMessage } from './controls-message.ts'
 import { clusterBackends } from './cluster.ts'
+import { BrokerCounters, type CounterName } from './counters.ts'
 import { startListeners, type ListenerOptions, type Listeners } from './listeners.ts'
+import { parseMetaMessage } from './meta-message.ts'
 import { MetaMessages } from './meta-messages.ts'
+import { PacketGuard } from './packet-guard.ts'
+import { keepLines, ReachCheck, type DatapointAccess } from './reach.ts'
+import { RefusalLog } from './refusal-log.ts'
 import { MqttAuthenticator, type MqttSession } from './session.ts'
 import { TimeseriesMessages } from './timeseries-messages.ts'
 
@@ -26,6 +48,9 @@ export interface BrokerLog {
   error(obj: object, msg: string): void
 }
 
+/** Default largest MQTT packet after authentication (LINTEL_MQTT_MAX_PACKET_KB). */
+export const DEFAULT_MAX_PACKET_KB = 1024
+
 export interface BrokerDeps {
   catalog: Catalog
   /** Where time-series lines go (the ingest queue, or the log in scaled mode). */
@@ -34,7 +59,15 @@ export interface BrokerDeps {
   ingestMetrics?: () => object
   resolver: DatapointResolver
   log: BrokerLog
-  listen: ListenerOptions
+  listen: Omit<ListenerOptions, 'maxPacketBytes' | 'guard'>
+  /** Largest MQTT packet after authentication, bytes (default DEFAULT_MAX_PACKET_KB KiB). */
+  maxPacketBytes?: number
+  /** The TagAuth matcher (api/permissions.ts canAccessDatapoint); without it only full reach admits. */
+  datapointAccess?: DatapointAccess
+  /** Failed-login counters (shared with HTTP in one process); default: the module's defaults. */
+  loginThrottle?: LoginThrottle
+  /** A refused CONNECT is answered no sooner than this after it arrived, ms (default 500). */
+  refusalDelayMs?: number
   /** How often expiry of accounts is checked, ms. */
   expiryCheckMs?: number
   /** Cluster mode: Redis shared by all broker nodes (sessions, retained, subscriptions). */
@@ -51,7 +84,10 @@ export interface Broker {
   controls: Subject<RoutedControls>
   /** Ends every connection of the account (deleted, password or rights changed). */
   revoke(username: string): void
+  /** The whole process (operator tool). */
   metrics(): Record<string, number>
+  /** The given projects only (a company's view, GET /v2/system/metrics). */
+  metricsOf(projectIds: readonly number[]): Record<string, number>
   close(): Promise<void>
 }
 
@@ -67,10 +103,21 @@ function authError(message: string, returnCode: number): AuthenticateError {
 export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const { catalog, log } = deps
   const auth = new MqttAuthenticator(catalog)
-  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, log)
-  const meta = new MetaMessages(catalog)
+  const reach = new ReachCheck(catalog, deps.datapointAccess)
+  const refusals = new RefusalLog(log)
+  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals)
+  const meta = new MetaMessages(catalog, reach)
   const controls = new Subject<RoutedControls>()
-  const counters = { connections_refused: 0, publishes_refused: 0, subscriptions_refused: 0, controls_dropped: 0, meta_dropped: 0, store_failures: 0 }
+  const counters = new BrokerCounters()
+  const throttle = deps.loginThrottle ?? new LoginThrottle()
+  const refusalDelayMs = deps.refusalDelayMs ?? 500
+  const maxPacketBytes = deps.maxPacketBytes ?? DEFAULT_MAX_PACKET_KB * 1024
+
+  /** Counts and logs a refused publish; the caller decides what happens to the message. */
+  const refuse = (s: MqttSession, topic: string, counter: CounterName, reason: string) => {
+    counters.add(counter, s.projectId)
+    refusals.refused(s, topic, reason)
+  }
 
   const backends = deps.redisUrl ? clusterBackends(deps.redisUrl) : undefined
   const broker = await Aedes.createBroker({
@@ -79,54 +126,131 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
     maxClientsIdLength: 256,
     drainTimeout: 30_000,
     authenticate: (client, username, password, done) => {
+      const c = client as LintelClient
+      const guard = c.conn instanceof PacketGuard ? c.conn : undefined
+      const address = guard?.remoteAddress
       if (!validClientId(client.id)) {
-        counters.connections_refused++
+        counters.add('connections_refused')
         return done(authError('client identifier must not contain / + #', 2), false)
       }
+      const arrived = Date.now()
+      // Blocked or not, the credentials are checked, so a blocked attempt costs what a real
+      // one costs; the answer then waits out the refusal delay.
+      const blockedMs = throttle.retryAfterMs(address, username)
+      const refuseLogin = (rc: number, message: string) => {
+        setTimeout(() => done(authError(message, rc), false), Math.max(0, refusalDelayMs - (Date.now() - arrived)))
+      }
       auth.authenticate(username, password).then((session) => {
-        if (!session) {
-          counters.connections_refused++
-          return done(authError('bad username or password', 4), false)
+        if (blockedMs > 0) {
+          counters.add('connections_throttled', catalog.mqttAccounts.findValid(username ?? '')?.project_id)
+          refusals.refused({ username: username ?? '', address }, undefined, `too many failed logins: retry in ${Math.ceil(blockedMs / 1000)} s`, 'mqtt: login refused')
+          return refuseLogin(5, `too many failed logins; retry in ${Math.ceil(blockedMs / 1000)} s`)
         }
-        (client as LintelClient).lintel = session
+        if (!session) {
+          throttle.failed(address, username)
+          counters.add('connections_refused', catalog.mqttAccounts.findValid(username ?? '')?.project_id)
+          refusals.refused({ username: username ?? '', address }, undefined, 'bad username or password', 'mqtt: login refused')
+          return refuseLogin(4, 'bad username or password')
+        }
+        throttle.succeeded(username)
+        c.lintel = { ...session, clientId: client.id }
+        client.id = `${session.sessionScope}/${client.id}`
+        guard?.authenticated(maxPacketBytes)
         done(null, true)
       }, (err) => done(authError(String(err), 3), false))
     },
     authorizeSubscribe: (client, sub, done) => {
       const s = (client as LintelClient).lintel
       if (s && canSubscribe(s, sub.topic)) return done(null, sub)
-      counters.subscriptions_refused++
+      if (s) {
+        counters.add('subscriptions_refused', s.projectId)
+        refusals.refused(s, sub.topic, `not authorized to subscribe (${s.rights} account of ${s.group}/${s.handle})`, 'mqtt: subscription refused')
+      }
       done(null, null) // SUBACK 128 for this filter; the connection stays
     },
     authorizePublish: (client, packet, done) => {
       const s = (client as LintelClient | null)?.lintel
-      if (!s || !canPublish(s, packet.topic)) {
-        counters.publishes_refused++
+      if (!s) return done(new Error(`not authorized to publish on ${packet.topic}`))
+      if (!canPublish(s, packet.topic)) {
+        refuse(s, packet.topic, 'publishes_refused', s.rights === 'write'
+          ? `topic outside the account's project ${s.group}/${s.handle}`
+          : 'the account has read rights only')
         return done(new Error(`not authorized to publish on ${packet.topic}`))
       }
       const topic = classifyTopic(packet.topic)!
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
       if (topic.kind === 'timeseries') {
-        timeseries.handle(s, payload).then(() => done(null), (err) => {
+        timeseries.handle(s, packet.topic, payload).then((n) => {
+          counters.add('lines_stored', s.projectId, n.stored)
+          counters.add('lines_dropped', s.projectId, n.bad)
+          counters.add('lines_outside_grant', s.projectId, n.outside)
+          if (n.outside > 0) {
+            // Subscribers never see lines that were refused.
+            const kept = keepLines(payload, (id) => reach.allows(s.projectId, s.reach.write, id, 'write'))
+            if (kept === null) packet.topic = DROPPED
+            else packet.payload = kept
+          }
+          done(null)
+        }, (err) => {
           // No PUBACK: the client keeps the message and sends it again after reconnecting.
-          counters.store_failures++
+          counters.add('store_failures', s.projectId)
           log.error({ err, username: s.username }, 'mqtt: store write failed; closing the connection without acknowledgement')
           done(err as Error)
         })
         return
       }
       if (topic.kind === 'meta') {
-        if (!meta.handle(s.projectId, payload)) counters.meta_dropped++
+        const outcome = meta.handle(s, payload)
+        if (!outcome.applied) {
+          refuse(s, packet.topic, outcome.outsideGrant ? 'meta_outside_grant' : 'meta_dropped', outcome.reason)
+          if (outcome.outsideGrant) packet.topic = DROPPED
+        }
         return done(null)
       }
       const parsed = parseControlsMessage(payload)
       if (!parsed.ok) {
-        counters.controls_dropped++
+        refuse(s, packet.topic, 'controls_dropped', `invalid CONTROLS message: ${parsed.error}`)
         packet.topic = DROPPED
         return done(null)
       }
-      controls.next({ projectId: s.projectId, username: s.username, message: parsed.message })
+      const m = parsed.message
+      if (!(isSetpointMessage(m) ? reach.allows(s.projectId, s.reach.write, m.datapoint, 'write') : s.reach.write.all)) {
+        refuse(s, packet.topic, 'controls_outside_grant', isSetpointMessage(m)
+          ? `outside the account's write grant: setpoint for datapoint '${m.datapoint}'`
+          : `outside the account's write grant: ${m.type} messages need the whole project`)
+        packet.topic = DROPPED
+        return done(null)
+      }
+      controls.next({ projectId: s.projectId, username: s.username, message: m })
       done(null)
+    },
+    authorizeForward: (client, packet) => {
+      const s = (client as LintelClient).lintel
+      if (!s) return null
+      const filter = s.reach.read
+      if (filter.all) return packet
+      const topic = classifyTopic(packet.topic)
+      if (!topic) return null
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
+      const readable = (id: string) => reach.allows(s.projectId, filter, id, 'read')
+      if (topic.kind === 'meta') {
+        const parsed = parseMetaMessage(payload)
+        return parsed.ok && parsed.command.entity.type === 'datapoint' && readable(parsed.command.entity.id) ? packet : null
+      }
+      if (topic.kind === 'controls') {
+        const parsed = parseControlsMessage(payload)
+        return parsed.ok && isSetpointMessage(parsed.message) && readable(parsed.message.datapoint) ? packet : null
+      }
+      const kept = keepLines(payload, readable)
+      if (kept === payload || kept === null) return kept === null ? null : packet
+      // A queued message replayed at reconnect is this client's own copy, and aedes writes
+      // that object (not the returned one): change it in place. A live message is shared by
+      // all subscribers: return a changed copy.
+      if ('writeCallback' in packet) {
+        packet.payload = kept
+        return packet
+      }
+      return { ...packet, payload: kept }
     },
   })
 
@@ -151,17 +275,26 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   }, deps.expiryCheckMs ?? 1000)
   expiry.unref()
 
-  const listeners = await startListeners(broker.handle, deps.listen)
+  const listeners = await startListeners(broker.handle, {
+    ...deps.listen, maxPacketBytes,
+    guard: {
+      onOversize: (declared, limit, authenticated) => {
+        counters.add('packets_oversize')
+        refusals.refused({ username: '' }, undefined, `packet over the size limit: at least ${declared} bytes declared, limit ${limit} (${authenticated ? 'after' : 'before'} login)`, 'mqtt: connection closed')
+      },
+    },
+  })
   log.info({ ports: listeners.ports }, 'mqtt broker listening')
 
   return {
     ports: listeners.ports,
     controls,
     revoke: (username) => { for (const c of clientsOf((s) => s.username === username)) c.close() },
-    metrics: () => ({
-      ...counters, ...(deps.ingestMetrics?.() ?? {}), connected_clients: broker.connectedClients,
-      lines_stored: timeseries.goodLines, lines_dropped: timeseries.badLines,
-    }),
+    metrics: () => ({ ...counters.total, ...(deps.ingestMetrics?.() ?? {}), connected_clients: broker.connectedClients }),
+    metricsOf: (projectIds) => {
+      const ids = new Set(projectIds)
+      return { ...counters.of(ids), connected_clients: clientsOf((s) => ids.has(s.projectId)).length }
+    },
     close: async () => {
       clearInterval(expiry)
       // Clients first (closing a listener waits for its open connections), then listeners.

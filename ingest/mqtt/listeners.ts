@@ -1,11 +1,14 @@
 // The broker's network listeners: MQTT over TLS 1.2 and MQTT over secure WebSockets (TLS
 // 1.2 only, as spec 3 says), plus plain TCP only when a port is configured (development).
+// Every connection reaches aedes through a PacketGuard (packet-guard.ts), which bounds the
+// size of each MQTT packet; a WebSocket message is bounded to the same size.
 import { createServer as createHttpsServer } from 'node:https'
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net'
 import { createServer as createTlsServer } from 'node:tls'
 import type { Duplex } from 'node:stream'
 import type { IncomingMessage } from 'node:http'
 import { WebSocketServer, createWebSocketStream } from 'ws'
+import { PacketGuard, type PacketGuardOptions } from './packet-guard.ts'
 
 export interface ListenerOptions {
   host: string
@@ -14,6 +17,9 @@ export interface ListenerOptions {
   tcpPort?: number
   cert: Buffer
   key: Buffer
+  /** Largest MQTT packet after authentication, bytes (bounds WebSocket messages too). */
+  maxPacketBytes: number
+  guard?: PacketGuardOptions
 }
 
 export interface Listeners {
@@ -21,7 +27,7 @@ export interface Listeners {
   close(): Promise<void>
 }
 
-type Handle = (stream: Duplex | Socket, req?: IncomingMessage) => unknown
+type Handle = (stream: Duplex, req?: IncomingMessage) => unknown
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -33,23 +39,24 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   })
 }
 
-export async function startListeners(handle: Handle, o: ListenerOptions): Promise<Listeners> {
+export async function startListeners(aedesHandle: Handle, o: ListenerOptions): Promise<Listeners> {
+  const handle = (stream: Duplex, address: string | undefined, req?: IncomingMessage) => aedesHandle(new PacketGuard(stream, o.guard, address), req)
   const tlsOptions = { key: o.key, cert: o.cert, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' } as const
-  const tls = createTlsServer(tlsOptions, (socket) => handle(socket))
+  const tls = createTlsServer(tlsOptions, (socket) => handle(socket, socket.remoteAddress))
   const https = createHttpsServer(tlsOptions)
   const wss = new WebSocketServer({
     server: https,
-    maxPayload: 16 * 1024 * 1024,
+    maxPayload: o.maxPacketBytes + 5, // one packet: fixed header (at most 5 bytes) and body
     handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : protocols.has('mqttv3.1') ? 'mqttv3.1' : false),
   })
-  wss.on('connection', (ws, req) => handle(createWebSocketStream(ws), req))
+  wss.on('connection', (ws, req) => handle(createWebSocketStream(ws), req.socket.remoteAddress, req))
   const servers: Server[] = [tls, https]
   const ports: Listeners['ports'] = {
     tls: await listen(tls, o.tlsPort, o.host),
     ws: await listen(https, o.wsPort, o.host),
   }
   if (o.tcpPort !== undefined) {
-    const tcp = createTcpServer((socket) => handle(socket))
+    const tcp = createTcpServer((socket: Socket) => handle(socket, socket.remoteAddress))
     servers.push(tcp)
     ports.tcp = await listen(tcp, o.tcpPort, o.host)
   }

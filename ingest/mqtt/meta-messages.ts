@@ -1,19 +1,32 @@
 // Metadata messages on `META/<group>/<handle>` (spec 3): V1 and V2 schemes parsed by
 // meta-message.ts, applied to the catalog in one transaction. Invalid messages and V1
 // messages for unknown entities are dropped silently (the broker counts them).
+// A message is applied only when the account may write the entity (issue 9, item 4): a
+// datapoint inside its write reach as tagged now (a new one: untagged), so that META can
+// neither touch other datapoints nor retag them into someone's TagAuth; device entities
+// (whose datapoint links and tags no TagAuth covers) only with the full reach.
 import type { Catalog } from '../../catalog/index.ts'
-import { applyTagModes, parseMetaMessage } from './meta-message.ts'
+import { applyTagModes, parseMetaMessage, type MetaCommand } from './meta-message.ts'
+import type { ReachCheck } from './reach.ts'
+import type { MqttSession } from './session.ts'
+
+export type MetaOutcome = { applied: true; entity: MetaCommand['entity'] } | { applied: false; reason: string; outsideGrant: boolean }
 
 export class MetaMessages {
-  constructor (private readonly catalog: Catalog) {}
+  constructor (private readonly catalog: Catalog, private readonly reach: ReachCheck) {}
 
-  /** Applies the message; false when it was dropped. */
-  handle(projectId: number, payload: Buffer): boolean {
+  /** Applies the message, or says why it was dropped. */
+  handle(session: MqttSession, payload: Buffer): MetaOutcome {
     const parsed = parseMetaMessage(payload)
-    if (!parsed.ok) return false
+    if (!parsed.ok) return { applied: false, reason: `invalid META message: ${parsed.error}`, outsideGrant: false }
     const { entity, tags: incoming, modes, datapoints, createIfMissing } = parsed.command
+    const projectId = session.projectId
+    const filter = session.reach.write
+    if (entity.type === 'device' ? !filter.all : !this.reach.allows(projectId, filter, entity.id, 'write')) {
+      return { applied: false, reason: `outside the account's write grant: ${entity.type} '${entity.id}'`, outsideGrant: true }
+    }
     const tags = this.catalog.entityTags
-    return this.catalog.transaction(() => {
+    const applied = this.catalog.transaction(() => {
       const id = tags.entity(projectId, entity.type, entity.id, createIfMissing)
       if (id === undefined) return false
       const current = tags.tags(entity.type, id)
@@ -24,5 +37,8 @@ export class MetaMessages {
       if (entity.type === 'device' && datapoints) tags.linkDatapoints(projectId, id, datapoints)
       return true
     })
+    if (!applied) return { applied: false, reason: `unknown ${entity.type} '${entity.id}'`, outsideGrant: false }
+    if (entity.type === 'datapoint') this.reach.forget(projectId, entity.id)
+    return { applied: true, entity }
   }
 }

@@ -1,54 +1,57 @@
 // Time-series messages on `<group>/<handle>[/<postfix>]` (spec 3): the payload's lines name
-// the series, never the topic postfix. Good lines are stored durably before the message is
-// acknowledged or forwarded; bad lines are dropped, counted and logged (at most one log line
-// per interval, so a misbehaving device cannot flood the log).
+// the series, never the topic postfix. Good lines for datapoints inside the account's write
+// reach (reach.ts) are stored durably before the message is acknowledged or forwarded; bad
+// lines and lines outside the reach are dropped and counted, and the reason is logged
+// (refusal-log.ts).
 import type { Observation } from '../../engine/store/port.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { Ingest } from '../../engine/ingest.ts'
 import { parseLines } from './line-protocol.ts'
+import type { ReachCheck } from './reach.ts'
+import type { RefusalLog } from './refusal-log.ts'
 import type { MqttSession } from './session.ts'
 
-export interface LineLog { warn(obj: object, msg: string): void }
+export interface LineCounts { stored: number; bad: number; outside: number }
 
 export class TimeseriesMessages {
-  goodLines = 0
-  badLines = 0
-  private suppressed = 0
-  private lastLog = 0
-
   constructor (
     private readonly resolver: DatapointResolver,
     private readonly ingest: Ingest,
-    private readonly log: LineLog,
-    private readonly logIntervalMs = 10_000,
+    private readonly reach: ReachCheck,
+    private readonly refusals: RefusalLog,
   ) {}
 
   /** Resolves when the message's good lines are durable. */
-  async handle(session: MqttSession, payload: Buffer): Promise<void> {
+  async handle(session: MqttSession, topic: string, payload: Buffer): Promise<LineCounts> {
     const ids: string[] = []
     const obs: Observation[] = []
+    let outside = 0
+    let firstOutside = ''
+    let firstBad = ''
+    const filter = session.reach.write
     const { bad } = parseLines(payload, {
-      observation: (id, time, value) => { ids.push(id); obs.push({ series: 0, time, value }) },
-      error: (line, reason) => this.logBadLine(session, line, reason),
+      observation: (id, time, value) => {
+        if (!this.reach.allows(session.projectId, filter, id, 'write')) {
+          if (outside++ === 0) firstOutside = id
+          return
+        }
+        ids.push(id)
+        obs.push({ series: 0, time, value })
+      },
+      error: (line, reason) => { if (firstBad === '') firstBad = `line ${line}: ${reason}` },
     })
-    this.badLines += bad
-    if (ids.length === 0) return
+    if (bad > 0) this.refusals.refused(session, topic, `malformed lines: ${bad} dropped, first ${firstBad}`, 'mqtt: lines dropped')
+    if (outside > 0) {
+      this.refusals.refused(session, topic, `outside the account's write grant: ${outside} line(s) dropped, first for datapoint '${firstOutside}'`, 'mqtt: lines dropped')
+    }
+    if (ids.length === 0) return { stored: 0, bad, outside }
     // Lines of datapoints the catalog refused to create (quota, identifier) are dropped and counted.
     const { series, refused, reason } = this.resolver.resolve(session.projectId, ids)
     let n = 0
     for (let i = 0; i < obs.length; i++) if (series[i] !== undefined) { obs[i].series = series[i]!; obs[n++] = obs[i] }
     obs.length = n
-    if (refused > 0) { this.badLines += refused; this.logBadLine(session, 0, reason!) }
-    if (n === 0) return
-    await this.ingest(session.projectId, obs)
-    this.goodLines += n
-  }
-
-  private logBadLine(session: MqttSession, line: number, reason: string): void {
-    const now = Date.now()
-    if (now - this.lastLog < this.logIntervalMs) { this.suppressed++; return }
-    this.log.warn({ username: session.username, project_id: session.projectId, line, reason, suppressed_since_last: this.suppressed }, 'mqtt: line dropped')
-    this.lastLog = now
-    this.suppressed = 0
+    if (refused > 0) this.refusals.refused(session, topic, `refused by the catalog: ${refused} line(s) dropped (${reason})`, 'mqtt: lines dropped')
+    if (n > 0) await this.ingest(session.projectId, obs)
+    return { stored: n, bad: bad + refused, outside }
   }
 }

@@ -13,7 +13,7 @@ t.test('defaults', async (t) => {
     dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true,
-    mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined },
+    mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
   })
 })
 

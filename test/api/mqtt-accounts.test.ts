@@ -59,3 +59,26 @@ t.test('accounts belong to their project and need the grant', async (t) => {
   t.equal((await p.call(u, 'POST', `/v2/project/${a.id}/mqttuser`, { username: 'u-dev', password: 'u-dev-pass' })).body.error,
     'Unauthorized access to endpoint: 60 - POST /v2/project/{project_id}/mqttuser')
 })
+
+t.test('an account carries a snapshot of its creator\'s reach; a change re-takes it from the changer', async (t) => {
+  const p = await platform(t)
+  const { id: pid } = await addProject(p, p.admin, 'Site')
+  const u = await addUser(p, 'narrow')
+  const role = await p.call(p.admin, 'POST', `/v2/project/${pid}/role`, {
+    name: 'narrow', authed_endpoints: [50, 52, 60, 61], authed_tags: [{ key: 'room', value: 'A', read: true, write: true }],
+  })
+  await p.call(p.admin, 'POST', `/v2/project/${pid}/role/${role.body.resource.id}/user/${u.id}`)
+  const res = await p.call(u, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'n-dev', password: 'n-dev-pass', rights: 'write' })
+  t.equal(res.status, 201)
+  const reachOf = () => p.catalog.mqttAccounts.findValid('n-dev')!.reach
+  t.match(reachOf(), { write: { all: false, auths: [{ key: 'room', value: 'A', write: true }] }, read: { all: false, auths: [{ key: 'room', value: 'A', read: true }] } })
+  t.equal(reachOf().write.auths.length, 1)
+
+  const put = await p.call(p.admin, 'PUT', `/v2/project/${pid}/mqttuser/${res.body.resource.id}`, { validity: 600 })
+  t.equal(put.status, 201)
+  t.same(reachOf(), { write: { all: true, auths: [] }, read: { all: true, auths: [] } }, 'the admin\'s change gives the admin\'s reach')
+
+  const r = await p.call(u, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'n-read', password: 'n-read-pass', rights: 'read' })
+  t.same(p.catalog.mqttAccounts.findValid('n-read')!.reach.write, { all: false, auths: [] }, 'a read account writes nothing')
+  t.equal(r.status, 201)
+})

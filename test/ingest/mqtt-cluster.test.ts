@@ -78,3 +78,66 @@ t.test('two broker nodes share subscriptions, messages and sessions through Redi
   })
   t.equal(queued, `d value=2 ${T}`, 'the session and its queued message survived the restart of node a')
 })
+
+t.test('cluster: client ids are scoped to the account across nodes', async (t) => {
+  const { host, port } = redisOptions(REDIS)
+  if (!await requireService(t, 'Redis', host, port, 'scripts/services/redis.sh start')) return
+  const dir = t.testdir()
+  const catalog = Catalog.open(dir, adminEndpoints)
+  const store = await openSqliteStore({ dir })
+  const tls = await loadTlsMaterial({ dataDir: dir })
+  const suffix = `${process.pid}-${Date.now()}`
+  const projectOf = (name: string) => {
+    const { company, user } = catalog.createCompanyWithAdmin(`${name} ${suffix}`, { email: `${name}-${suffix}@cluster.test`, password: 'cluster-pass' })
+    const { project } = catalog.projects.create(company.id, { name }, user.id)
+    return { id: project.id, handle: catalog.projects.settings(project.id).project_handle }
+  }
+  const a = projectOf('A')
+  const b = projectOf('B')
+  for (const [p, u, rights] of [[a, 'a-dev', 'read'], [a, 'a-pub', 'write'], [b, 'b-evil', 'write']] as const) {
+    catalog.mqttAccounts.create(p.id, { username: `${u}-${suffix}`, password: `${u}-password`, rights, validUntil: null })
+  }
+  const queue = new IngestQueue(store)
+  const resolver = new DatapointResolver(catalog)
+  const node = (id: string) => startBroker({
+    catalog, ingest: (_p, batch) => queue.enqueue(batch), resolver, log: silent, redisUrl: REDIS, nodeId: `${id}-${suffix}`,
+    listen: { host: '127.0.0.1', tlsPort: 0, wsPort: 0, tcpPort: 0, cert: tls.cert, key: tls.key },
+  })
+  const n1 = await node('n1')
+  const n2 = await node('n2')
+  const clients: MqttClient[] = []
+  t.teardown(async () => {
+    await Promise.all(clients.map((c) => c.endAsync(true)))
+    await n1.close(); await n2.close(); await store.close(); catalog.close()
+  })
+  const connect = (n: Broker, user: string, opts: mqtt.IClientOptions = {}) => new Promise<[MqttClient, boolean]>((resolve, reject) => {
+    const c = mqtt.connect(`mqtt://127.0.0.1:${n.ports.tcp}`, { username: `${user}-${suffix}`, password: `${user}-password`, reconnectPeriod: 0, ...opts })
+    clients.push(c)
+    c.once('connect', (ack) => resolve([c, ack.sessionPresent]))
+    c.once('error', reject)
+  })
+  const id = `gw-${suffix}`
+  const [dev] = await connect(n1, 'a-dev', { clientId: id, clean: false })
+  await dev.subscribeAsync(`lintel/${a.handle}/#`, { qos: 1 })
+  // Another company's account on the other node, same client id: the device stays.
+  const [evil] = await connect(n2, 'b-evil', { clientId: id, clean: true })
+  await evil.publishAsync(`lintel/${b.handle}/x`, `x value=1 ${T}`, { qos: 1 }) // a round trip through both nodes
+  t.ok(dev.connected, 'a connection of another account on another node does not end it')
+  await dev.endAsync()
+  const [pub] = await connect(n2, 'a-pub')
+  await pub.publishAsync(`lintel/${a.handle}/q`, `q value=1 ${T}`, { qos: 1 })
+  const [, evilPresent] = await connect(n2, 'b-evil', { clientId: id, clean: false })
+  t.equal(evilPresent, false, 'no session of the device for the other company')
+  const [dev2, present] = await connect(n2, 'a-dev', { clientId: id, clean: false })
+  t.equal(present, true, 'the device resumes its session on the other node')
+  const msg = await new Promise<string>((resolve, reject) => {
+    dev2.once('message', (_t, p) => resolve(String(p)))
+    setTimeout(() => reject(new Error('no queued message')), 5000)
+  })
+  t.equal(msg, `q value=1 ${T}`)
+  // Within the account, the takeover crosses nodes.
+  const closed = new Promise<void>((r) => dev2.once('close', () => r()))
+  await connect(n1, 'a-dev', { clientId: id, clean: false })
+  await closed
+  t.pass('the same account on the other node takes the connection over')
+})

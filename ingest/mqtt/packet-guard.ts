@@ -1,0 +1,113 @@
+// Packet size limits of the broker (issue 9, item 2). aedes and mqtt-packet have no maximum
+// packet size: the parser buffers whatever remaining length a fixed header declares, so a
+// CONNECT declaring 256 MiB is held in memory before any authentication. This stream sits
+// between the socket and aedes and reads only the MQTT fixed headers ([MQTT-2.2.3]: one
+// type byte, then the remaining length in 1 to 4 bytes of 7 bits each). A packet declaring
+// more than the current limit destroys the connection as soon as its header arrives, so no
+// byte of its body is buffered:
+//   - before authentication: PRE_AUTH_LIMIT (a CONNECT needs a few hundred bytes; 64 KiB
+//     leaves room for a will message);
+//   - after it (`authenticated()`): the configured maximum (LINTEL_MQTT_MAX_PACKET_KB).
+// A client that pipelines a packet larger than PRE_AUTH_LIMIT before its CONNACK is
+// therefore refused too; MQTT clients wait for the CONNACK in practice.
+import { Duplex } from 'node:stream'
+
+export const PRE_AUTH_LIMIT = 64 * 1024
+
+export interface PacketGuardOptions {
+  /** Largest remaining length before authentication, bytes. */
+  preAuthLimit?: number
+  /** Called once when a packet over the limit closes the connection. */
+  onOversize?: (declared: number, limit: number, authenticated: boolean) => void
+}
+
+export class PacketGuard extends Duplex {
+  /** The peer's address (for login throttling), from the socket under any wrapper. */
+  remoteAddress: string | undefined
+  private limit: number
+  private isAuthenticated = false
+  // fixed-header scanner state
+  private state: 'type' | 'length' | 'body' = 'type'
+  private length = 0
+  private multiplier = 1
+  private lengthBytes = 0
+  private remaining = 0
+
+  constructor (private readonly inner: Duplex, private readonly opts: PacketGuardOptions = {}, remoteAddress?: string) {
+    super({ allowHalfOpen: false })
+    this.remoteAddress = remoteAddress
+    this.limit = opts.preAuthLimit ?? PRE_AUTH_LIMIT
+    inner.on('data', (chunk: Buffer) => {
+      if (this.destroyed || !this.scan(chunk)) return
+      if (!this.push(chunk)) inner.pause()
+    })
+    inner.on('end', () => this.push(null))
+    inner.on('error', (err) => this.destroy(err))
+    inner.on('close', () => this.destroy())
+  }
+
+  /** Raises the limit to the maximum packet size after a successful CONNECT. */
+  authenticated(maxPacketBytes: number): void {
+    this.isAuthenticated = true
+    this.limit = maxPacketBytes
+  }
+
+  override _read(): void {
+    this.inner.resume()
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    if (this.inner.write(chunk)) cb()
+    else this.inner.once('drain', () => cb())
+  }
+
+  override _final(cb: (err?: Error | null) => void): void {
+    this.inner.end()
+    cb()
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.inner.destroy()
+    cb(err)
+  }
+
+  /** Follows the packet boundaries; false (and the connection destroyed) on an oversize packet. */
+  private scan(chunk: Buffer): boolean {
+    let i = 0
+    while (i < chunk.length) {
+      if (this.state === 'body') {
+        const take = Math.min(this.remaining, chunk.length - i)
+        this.remaining -= take
+        i += take
+        if (this.remaining === 0) this.state = 'type'
+        continue
+      }
+      if (this.state === 'type') {
+        this.state = 'length'
+        this.length = 0
+        this.multiplier = 1
+        this.lengthBytes = 0
+        i++
+        continue
+      }
+      const b = chunk[i++]
+      this.length += (b & 0x7f) * this.multiplier
+      this.multiplier *= 128
+      this.lengthBytes++
+      if (this.length > this.limit) return this.refuse(this.length)
+      if (b & 0x80) {
+        if (this.lengthBytes === 4) return this.refuse(this.length) // malformed: [MQTT-2.2.3]
+        continue
+      }
+      this.remaining = this.length
+      this.state = this.remaining === 0 ? 'type' : 'body'
+    }
+    return true
+  }
+
+  private refuse(declared: number): false {
+    this.opts.onOversize?.(declared, this.limit, this.isAuthenticated)
+    this.destroy(new Error(`MQTT packet of at least ${declared} bytes is over the limit of ${this.limit} bytes`))
+    return false
+  }
+}

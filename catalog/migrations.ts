@@ -145,4 +145,15 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX vdp_logs_vdp ON vdp_logs(vdp, seq);
   `,
+  // 4: exchange rates of currency conversion (spec 1 `currency_system`), set by the operator
+  //    (`npx lintel currency set`); a rate holds from valid_from (µs) until the pair's next one
+  `
+  CREATE TABLE exchange_rates (
+    base TEXT NOT NULL,
+    quote TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    rate REAL NOT NULL CHECK (rate > 0),
+    PRIMARY KEY (base, quote, valid_from)
+  ) WITHOUT ROWID;
+  `,
 ]

@@ -4,7 +4,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
-import { autoInterval, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
+import { ExchangeRates } from '../../catalog/exchange-rates.ts'
+import { autoInterval, autoSamplingApplies, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
 import type { MeanPoint, Point, TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
 import { validateJsonObservations } from '../../ingest/json-observations.ts'
@@ -52,6 +53,8 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
   const { catalog } = ctx
   const store = ctx.store
   const writer = new ObservationWriter(catalog, ctx.ingest)
+  const rates = new ExchangeRates(catalog.db)
+  const ratesOf = (base: string, quote: string) => rates.ofPair(base, quote)
 
   app.route({
     ...at(50),
@@ -83,7 +86,8 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       const filter = req.permissions.datapointFilter(52, req.project.id)
       // Unknown and unreadable answer alike, so TagAuths do not reveal which datapoints exist.
       if (!dp || !canAccessDatapoint(filter, dp, 'read')) throw new NotFoundError(`Datapoint '${q.dataPointID}' not found in project ${req.project.id}`)
-      const convert = converterFor(dp.dataPointID, dp.tags, q)
+      const conversion = converterFor(dp.dataPointID, dp.tags, q, ratesOf)
+      const convert = conversion?.convert
       const start = timeParam('start', q.start)
       const end = timeParam('end', q.end)
       if (start !== undefined && end !== undefined && start > end) throw new InvalidInputError('start must not be after end')
@@ -91,15 +95,17 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       if (q.samplerate !== undefined) {
         interval = parseSamplerate(q.samplerate)
         if (interval === undefined) throw new InvalidInputError(`Invalid samplerate '${q.samplerate}': use an integer followed by s, m, h or d, e.g. 15m`)
-      } else if (start !== undefined && end !== undefined && q.max === undefined) {
+      } else if (autoSamplingApplies({ start, end, samplerate: q.samplerate })) {
         const n = catalog.projects.settings(req.project.id).sampling_n
-        if (await store.count(dp.id, start, end) > n) interval = autoInterval(start, end, n)
+        if (await store.count(dp.id, start, end) > n) interval = autoInterval(start!, end!, n)
       }
       const points = await execute(store, dp.id, planRead({ start, end, max: q.max, interval }))
       const data = interval === undefined
-        ? (points as Point[]).map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value) : p.value }))
-        : (points as MeanPoint[]).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean) : p.mean }))
-      return { dataPointID: dp.dataPointID, tags: Object.entries(dp.tags).map(([key, value]) => ({ key, value })), data }
+        ? (points as Point[]).map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value, p.time) : p.value }))
+        : (points as MeanPoint[]).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean, p.time) : p.mean }))
+      // The tags describe the delivered values: a converted unit or currency replaces the stored one.
+      const tags = conversion?.tags ?? dp.tags
+      return { dataPointID: dp.dataPointID, tags: Object.entries(tags).map(([key, value]) => ({ key, value })), data }
     },
   })
 }

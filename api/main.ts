@@ -39,7 +39,7 @@ async function openStore(config: Config, logger: Logger): Promise<TimeseriesStor
 
 async function openLog(config: Config, logger: Logger): Promise<ObservationLog | undefined> {
   if (config.log !== 'kafka') return undefined
-  // node-rdkafka is an optional dependency, loaded only in this mode.
+  // node-rdkafka is installed by the scaled set-up only (npm run setup:scaled) and loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
   return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
 }

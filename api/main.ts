@@ -175,9 +175,26 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // again by its client), then store what the ingest queue holds, then stop the engine and
   // close the stores (the store commits pending appends before it closes).
   const stop = async () => {
-    await app?.close()
+    logger.debug('shutdown: closing the HTTP server')
+    if (app) {
+      // Keep-alive connections that fall idle are closed at once (on Node 24 a busy client's
+      // connection otherwise stays open until the client ends it); connections still open
+      // after 5 s are cut (their requests were not acknowledged, so nothing acknowledged is lost).
+      const server = app.server
+      const reap = setInterval(() => server.closeIdleConnections(), 50)
+      const cut = setTimeout(() => server.closeAllConnections(), 5000)
+      try {
+        await app.close()
+      } finally {
+        clearInterval(reap)
+        clearTimeout(cut)
+      }
+    }
+    logger.debug('shutdown: closing the MQTT broker')
     await broker?.close()
+    logger.debug('shutdown: draining the ingest queue')
     await drained(queue)
+    logger.debug('shutdown: closing the engine and the stores')
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
     for (const s of subscriptions) await s.stop()

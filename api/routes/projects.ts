@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { RouteContext } from '../app.ts'
 import { deleted, updated } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
+import { Device, visibleDevices } from '../project-devices.ts'
 import { at } from '../registry.ts'
 import { Datapoint, Description, Envelope, Name, Project, ProjectParams } from '../schemas.ts'
 
@@ -17,11 +18,11 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   app.route({
     ...at(30),
-    schema: { params: ProjectParams, response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint) }) } },
+    schema: { params: ProjectParams, response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint), devices: Type.Array(Device) }) } },
     handler: async (req) => {
       const filter = req.permissions.datapointFilter(30, req.project.id)
       const datapoints = catalog.datapoints.listByProject(req.project.id).filter((dp) => canAccessDatapoint(filter, dp, 'read'))
-      return { project: catalog.projects.settings(req.project.id), datapoints }
+      return { project: catalog.projects.settings(req.project.id), datapoints, devices: visibleDevices(catalog, req.project.id, filter) }
     },
   })
   app.route({

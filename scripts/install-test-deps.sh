@@ -8,6 +8,7 @@
 set -euo pipefail
 need=()
 command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
+command -v jq >/dev/null 2>&1 || need+=(jq)   # the README's token line
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)

@@ -1,16 +1,22 @@
 // The operator's command-line tool: companies and their first admin users are created,
 // renamed and deleted here, never over HTTP (spec 1: companies are read-only for users).
-// It works on the catalog in LINTEL_DATA_DIR; run it while the server runs or not (WAL).
+// It works on the catalog in LINTEL_DATA_DIR; run it while the server runs or not (WAL; it
+// never takes the server's lock). A directory without a catalog is refused unless --init is
+// given, so a mistyped LINTEL_DATA_DIR does not silently create an empty installation.
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { Catalog } from '../catalog/index.ts'
+import { CURRENCY_USAGE, runCurrency } from './cli-currency.ts'
 import { LintelError } from '../catalog/errors.ts'
 import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
 import { adminEndpoints } from './registry.ts'
 
-const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_DIR, default ./data)
+const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./data)
+  --init: create the catalog if the data directory has none (otherwise such a directory is refused)
 
   company list
   company create --name NAME --admin-email EMAIL [--admin-password PW] [--description TEXT]
@@ -40,7 +46,7 @@ const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_
   metrics
       Counters of the whole running server (MQTT broker, ingest queue), from the snapshot it
       writes into the data directory every 5 s. Over HTTP a company sees only its own.
-`
+${CURRENCY_USAGE}`
 
 export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
   const { values, positionals } = parseArgs({
@@ -54,6 +60,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
       enable: { type: 'boolean' }, disable: { type: 'boolean' }, datapoints: { type: 'string' },
+      init: { type: 'boolean' }, from: { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -79,8 +86,12 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
 
   const config = loadConfig()
   if (command === 'metrics') return printMetrics(config.dataDir, out)
+  if (!values.init && !existsSync(join(config.dataDir, 'catalog.db'))) {
+    throw new UsageError(`no catalog in '${config.dataDir}' (LINTEL_DATA_DIR): start the server there first, point LINTEL_DATA_DIR at your data directory, or add --init to create an empty catalog`)
+  }
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
   try {
+    if (positionals[0] === 'currency') return runCurrency(catalog, positionals.slice(1), values.from, out, (m) => new UsageError(m))
     switch (command) {
       case 'company list':
         for (const c of catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)

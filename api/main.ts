@@ -2,7 +2,11 @@
 //   embedded default: all roles in one process, SQLite store, in-process observation bus
 //   scaled mode: roles in separate processes (LINTEL_ROLES), QuestDB store, Kafka log,
 //                Redis behind clustered brokers
-// `npm start` runs this file.
+// `npm start` runs this file (as the server process itself: `exec` in package.json, so a
+// signal to the npm pid reaches it). Before anything is created it takes the data directory's
+// lock and checks the listen address and ports (issue 15 items 4, 5); on SIGTERM/SIGINT it
+// shuts down gracefully: stops accepting, finishes requests in flight, stores everything the
+// ingest queue acknowledged or holds, then closes the stores (item 6).
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
@@ -24,6 +28,8 @@ import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
 import { canAccessDatapoint } from './permissions.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
+import { lockDataDir } from './data-dir-lock.ts'
+import { checkHost, checkPortsFree, listenProblem, StartupError } from './preflight.ts'
 import { adminEndpoints } from './registry.ts'
 
 async function openStore(config: Config, logger: Logger): Promise<TimeseriesStore> {
@@ -36,7 +42,7 @@ async function openStore(config: Config, logger: Logger): Promise<TimeseriesStor
 
 async function openLog(config: Config, logger: Logger): Promise<ObservationLog | undefined> {
   if (config.log !== 'kafka') return undefined
-  // node-rdkafka is an optional dependency, loaded only in this mode.
+  // node-rdkafka is installed by the scaled set-up only (npm run setup:scaled) and loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
   return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
 }
@@ -44,12 +50,49 @@ async function openLog(config: Config, logger: Logger): Promise<ObservationLog |
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
 const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
 
+/** The embedded store or the in-process log live in one process: one server per data directory. */
+const needsLock = (config: Config) => config.store === 'embedded' || config.log === 'memory'
+
+/** Checks that need nothing created: the listen address resolves and the fixed ports are free. */
+async function preflight(config: Config): Promise<void> {
+  const { roles, mqtt } = config
+  if (!roles.has('api') && !roles.has('broker')) return
+  await checkHost(config.host)
+  await checkPortsFree(config.host, {
+    LINTEL_HTTP_PORT: roles.has('api') ? config.httpPort : undefined,
+    LINTEL_MQTT_TLS_PORT: roles.has('broker') ? mqtt.tlsPort : undefined,
+    LINTEL_MQTT_WS_PORT: roles.has('broker') ? mqtt.wsPort : undefined,
+    LINTEL_MQTT_TCP_PORT: roles.has('broker') ? mqtt.tcpPort : undefined,
+  })
+}
+
+/** Resolves once the ingest queue holds nothing: every accepted observation is stored. */
+async function drained(queue: IngestQueue | undefined): Promise<void> {
+  while ((queue?.metrics().pending ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
 export async function start(config: Config) {
+  const lock = needsLock(config) ? lockDataDir(config.dataDir) : undefined
+  try {
+    await preflight(config)
+    return await startLocked(config, lock)
+  } catch (err) {
+    lock?.release()
+    throw err
+  }
+}
+
+async function startLocked(config: Config, lock: { release: () => void } | undefined) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
   catalog.projects.vdpEnabledByDefault = config.vdpDefaultEnabled
   const boot = roles.has('api') ? bootstrapIfEmpty(catalog, config) : undefined
+  if (roles.has('api') && !boot && config.bootstrap) {
+    // Issue 15 item 3: a later start with the first-start variables must not ignore them silently.
+    logger.warn('the installation already has companies: LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL and LINTEL_ADMIN_PASSWORD are ignored ' +
+      '(they apply to the first start of an empty data directory only; to start over, stop the server and remove the data directory)')
+  }
   if (boot?.generatedPassword) {
     // Printed once, on the terminal only: the password is not logged and not stored in clear.
     process.stdout.write(`\nFirst start: created company '${boot.company}' with admin user\n` +
@@ -119,7 +162,13 @@ export async function start(config: Config) {
       metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
     })
-    address = await app.listen({ host: config.host, port: config.httpPort })
+    try {
+      address = await app.listen({ host: config.host, port: config.httpPort })
+    } catch (err) {
+      // Taken between the preflight check and now: the same one line.
+      if ((err as NodeJS.ErrnoException).code?.startsWith('EADDR')) throw new StartupError(listenProblem('LINTEL_HTTP_PORT', config.host, config.httpPort, err as NodeJS.ErrnoException))
+      throw err
+    }
   }
 
   if (vdpRuntime) {
@@ -136,17 +185,47 @@ export async function start(config: Config) {
   const processMetrics = () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) })
   closers.push(startMetricsSnapshots(config.dataDir, processMetrics, (err) => logger.warn({ err }, 'metrics: snapshot not written')))
 
+  // Graceful: stop accepting first (HTTP answers new requests 503 and finishes those in
+  // flight; the broker ends its connections, and a QoS 1 publish not yet acknowledged is sent
+  // again by its client), then store what the ingest queue holds, then stop the engine and
+  // close the stores (the store commits pending appends before it closes).
   const stop = async () => {
+    logger.debug('shutdown: closing the HTTP server')
+    if (app) {
+      // Keep-alive connections that fall idle are closed at once (on Node 24 a busy client's
+      // connection otherwise stays open until the client ends it); connections still open
+      // after 5 s are cut (their requests were not acknowledged, so nothing acknowledged is lost).
+      const server = app.server
+      const reap = setInterval(() => server.closeIdleConnections(), 50)
+      const cut = setTimeout(() => server.closeAllConnections(), 5000)
+      try {
+        await app.close()
+      } finally {
+        clearInterval(reap)
+        clearTimeout(cut)
+      }
+    }
+    logger.debug('shutdown: closing the MQTT broker')
+    await broker?.close()
+    logger.debug('shutdown: draining the ingest queue')
+    await drained(queue)
+    logger.debug('shutdown: closing the engine and the stores')
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
-    await app?.close()
-    await broker?.close()
     for (const s of subscriptions) await s.stop()
     await log?.close()
     await store.close()
     catalog.close()
+    lock?.release()
   }
   return { app, broker, catalog, store, vdpRuntime, projectRuntimes, address, caFile, stop }
+}
+
+/** One line for a failed start: our own problems by their message, others with their code. */
+function startFailure(err: unknown): string {
+  const e = err as NodeJS.ErrnoException
+  const first = String(e?.message ?? err).split('\n')[0]
+  return err instanceof StartupError || !e?.code || first.includes(e.code) ? first : `${e.code}: ${first}`
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -158,7 +237,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stderr.write(err.message + '\n')
     process.exit(2)
   }
-  const platform = await start(config)
+  let platform: Awaited<ReturnType<typeof start>>
+  try {
+    platform = await start(config)
+  } catch (err) {
+    // One line, exit 2, no stack trace (issue 15 item 5); LINTEL_LOG_LEVEL=debug shows the stack.
+    process.stderr.write(`lintel: cannot start: ${startFailure(err)}\n`)
+    if (config.logLevel === 'debug' || config.logLevel === 'trace') process.stderr.write(`${(err as Error).stack}\n`)
+    process.exit(2)
+  }
   const lines = [`lintel roles: ${[...config.roles].join(',')} (store ${config.store}, log ${config.log})`]
   if (platform.address) lines.push(`lintel listening on ${platform.address}`)
   if (platform.broker) {
@@ -167,7 +254,27 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})`)
   }
   process.stdout.write(lines.join('\n') + '\n')
+  let stopping = false
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => { platform.stop().then(() => process.exit(0), () => process.exit(1)) })
+    process.on(signal, () => {
+      if (stopping) {
+        process.stderr.write(`lintel: ${signal} again: exiting without waiting for the shutdown to finish\n`)
+        process.exit(1)
+      }
+      stopping = true
+      const began = Date.now()
+      const limit = setTimeout(() => {
+        process.stderr.write('lintel: shutdown did not finish within 30 s: exiting\n')
+        process.exit(1)
+      }, 30_000)
+      limit.unref()
+      platform.stop().then(() => {
+        process.stdout.write(`lintel stopped on ${signal} in ${Date.now() - began} ms: stopped accepting, finished requests in flight, stored all accepted observations\n`)
+        process.exit(0)
+      }, (err) => {
+        process.stderr.write(`lintel: shutdown on ${signal} failed: ${startFailure(err)}\n`)
+        process.exit(1)
+      })
+    })
   }
 }

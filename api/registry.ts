@@ -57,6 +57,7 @@ export const endpoints: readonly Endpoint[] = [
 
   e(50, 'POST', '/v2/project/{project_id}/timeseries', 'Project', 'Store observations given as JSON, keyed by datapoint identifier'),
   e(51, 'POST', '/v2/project/{project_id}/importTimeseries', 'Project', 'Import observations from a CSV file (multipart upload)'),
+  e(53, 'POST', '/v2/project/{project_id}/importTimeseries/{format}', 'Project', 'Import observations from a CSV file, format in the path (otherwise as 51)'),
   e(52, 'GET', '/v2/datapoint/timeseries', 'Project', 'Read observations of a datapoint, raw or down-sampled'),
 
   e(60, 'POST', '/v2/project/{project_id}/mqttuser', 'Project', 'Create a short-lived MQTT account'),

@@ -1,10 +1,11 @@
 // Opens the catalog database (SQLite, WAL) and applies pending migrations.
-import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
+import { Database } from './sqlite-driver.ts'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from './migrations.ts'
 
-export type Db = Database.Database
+export type Db = BetterSqlite3.Database
 
 export function openCatalogDb(dataDir: string | ':memory:'): Db {
   let db: Db
@@ -60,8 +61,8 @@ export function migrate(db: Db): void {
 }
 
 /** Prepared statements cached by SQL text: preparing costs more than running a point query. */
-export function statements(db: Db): (sql: string) => Database.Statement {
-  const cache = new Map<string, Database.Statement>()
+export function statements(db: Db): (sql: string) => BetterSqlite3.Statement {
+  const cache = new Map<string, BetterSqlite3.Statement>()
   return (sql) => {
     let s = cache.get(sql)
     if (!s) cache.set(sql, s = db.prepare(sql))

@@ -226,4 +226,15 @@ export const migrations: readonly Migration[] = [
   INSERT INTO mqtt_account_reach (account_id, session_scope, write_filter, read_filter)
     SELECT id, lower(hex(randomblob(12))), '{"all":true,"auths":[]}', '{"all":true,"auths":[]}' FROM mqtt_accounts;
   `,
+  // 6: exchange rates of currency conversion (spec 1 `currency_system`), set by the operator
+  //    (`npx lintel currency set`); a rate holds from valid_from (µs) until the pair's next one
+  `
+  CREATE TABLE exchange_rates (
+    base TEXT NOT NULL,
+    quote TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    rate REAL NOT NULL CHECK (rate > 0),
+    PRIMARY KEY (base, quote, valid_from)
+  ) WITHOUT ROWID;
+  `,
 ]

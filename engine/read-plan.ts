@@ -8,8 +8,9 @@
 //                  ones included, then empty ones dropped (rule 4);  end only → the `max`
 //                  buckets up to the one holding the last instant before end;  neither →
 //                  the last `max` non-empty buckets.
-// Automatic sampling: start and end given, no samplerate, no max, and more than N raw
-// observations in the range → interval ceil((end - start) / N), rounded up to whole seconds.
+// Automatic sampling: start and end given, no samplerate, and more than N raw observations in
+// the range → interval ceil((end - start) / N), rounded up to whole seconds. `max` plays no
+// part: with both bounds it is ignored (rule 2), so it neither turns sampling off nor limits.
 import type { RangeQuery, SampleQuery } from './store/port.ts'
 
 export const UNIT_US = { s: 1_000_000, m: 60_000_000, h: 3_600_000_000, d: 86_400_000_000 } as const
@@ -45,6 +46,11 @@ export function planRead(r: ReadRequest): ReadPlan {
     return { kind: 'sample', query: { start: last - (max - 1) * interval, end, interval } }
   }
   return { kind: 'sample', query: { interval }, lastBuckets: max }
+}
+
+/** Whether automatic sampling is considered: both bounds and no samplerate (`max` ignored, rule 2). */
+export function autoSamplingApplies(r: { start?: number; end?: number; samplerate?: string }): boolean {
+  return r.start !== undefined && r.end !== undefined && r.samplerate === undefined
 }
 
 /** Interval of automatic sampling of [start, end) into at most n buckets, whole seconds. */

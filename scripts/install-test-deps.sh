@@ -2,10 +2,13 @@
 # What the tests need besides npm packages: Debian's MQTT clients (tests), the Mosquitto
 # broker (the peer of the MQTT benchmark), Redis, and the scaled mode's QuestDB and Kafka
 # (jars from Maven Central, cached under .cache/services), which are then started on
-# loopback. Installs only what is missing; starting is idempotent.
+# loopback. Installs only what is missing; starting is idempotent. node-rdkafka (the scaled
+# mode's Kafka client, ~2 minutes to compile) is not in package.json: the embedded set-up never
+# builds it; `npm run setup:scaled` installs its pinned version here and for the scaled mode.
 set -euo pipefail
 need=()
 command -v mosquitto_pub >/dev/null 2>&1 || need+=(mosquitto-clients)
+command -v jq >/dev/null 2>&1 || need+=(jq)   # the README's token line
 command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need+=(mosquitto)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
@@ -16,4 +19,5 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 echo "test dependencies present: $(command -v mosquitto_pub)"
+(cd "$(dirname "$0")/.." && npm run --silent setup:scaled)
 "$(dirname "$0")/services/all.sh" start

@@ -1,5 +1,8 @@
 // CSV import (51): multipart upload streamed to the store (ingest/csv-import-job.ts).
-import type { FastifyPluginAsync } from 'fastify'
+// `format` is a query parameter (51, as in the spec's examples) or a path segment (53, as in
+// the spec's parameter table; DESIGN.md "format accepted in the query (or path)"). The path
+// form is its own endpoint number, so a role grants it like any other endpoint.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -10,7 +13,7 @@ import type { RouteContext } from '../app.ts'
 import { done } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
 import { at } from '../registry.ts'
-import { ProjectParams } from '../schemas.ts'
+import { Id, ProjectParams } from '../schemas.ts'
 
 const ImportResult = Type.Object({
   total_lines_success: Type.Integer(),
@@ -24,41 +27,54 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
   await base.register(multipart, { limits: { fileSize: ctx.uploadLimit, files: 1, fields: 10, parts: 12 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
 
+  /** One upload: the same for both endpoints, with the format from the query or the path. */
+  const upload = async (req: FastifyRequest, reply: FastifyReply, endpointNo: 51 | 53, format: string, onError: 'abort' | 'continue') => {
+    if (format !== 'csv') throw new InvalidInputError(`Unsupported format '${format}': only csv is accepted`)
+    if (!req.isMultipart()) throw new InvalidInputError('The upload must be multipart/form-data with the CSV file in the form field import_file')
+    const part = await req.file()
+    if (!part || part.fieldname !== 'import_file') {
+      part?.file.resume()
+      throw new InvalidInputError('The CSV file must be sent in the form field import_file')
+    }
+    const filter = req.permissions.datapointFilter(endpointNo, req.project.id)
+    const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
+    const job = {
+      projectId: req.project.id, input: part.file, log: req.log, spoolDir: ctx.spoolDir,
+      writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
+    }
+    try {
+      const result = onError === 'abort' ? await importAbort(job) : await importContinue(job)
+      if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
+      return done(reply, result)
+    } catch (err) {
+      part.file.resume() // drain the rest of an aborted upload so the connection ends cleanly
+      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
+      throw err
+    }
+  }
+  const OnError = Type.Union([Type.Literal('abort'), Type.Literal('continue')])
+  const response = { 200: Type.Object({ success: Type.Literal(true), operation: Type.String(), resource: ImportResult }) }
+
   app.route({
     ...at(51),
     config: { endpoint: 51, operation: '' },
     schema: {
       params: ProjectParams,
-      querystring: Type.Object({
-        format: Type.String({ description: 'only csv' }),
-        on_error: Type.Union([Type.Literal('abort'), Type.Literal('continue')]),
-      }, { additionalProperties: false }),
+      querystring: Type.Object({ format: Type.String({ description: 'only csv' }), on_error: OnError }, { additionalProperties: false }),
       consumes: ['multipart/form-data'],
-      response: { 200: Type.Object({ success: Type.Literal(true), operation: Type.String(), resource: ImportResult }) },
+      response,
     },
-    handler: async (req, reply) => {
-      if (req.query.format !== 'csv') throw new InvalidInputError(`Unsupported format '${req.query.format}': only csv is accepted`)
-      if (!req.isMultipart()) throw new InvalidInputError('The upload must be multipart/form-data with the CSV file in the form field import_file')
-      const part = await req.file()
-      if (!part || part.fieldname !== 'import_file') {
-        part?.file.resume()
-        throw new InvalidInputError('The CSV file must be sent in the form field import_file')
-      }
-      const filter = req.permissions.datapointFilter(51, req.project.id)
-      const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
-      const job = {
-        projectId: req.project.id, input: part.file, log: req.log, spoolDir: ctx.spoolDir,
-        writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
-      }
-      try {
-        const result = req.query.on_error === 'abort' ? await importAbort(job) : await importContinue(job)
-        if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
-        return done(reply, result)
-      } catch (err) {
-        part.file.resume() // drain the rest of an aborted upload so the connection ends cleanly
-        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
-        throw err
-      }
+    handler: (req, reply) => upload(req, reply, 51, req.query.format, req.query.on_error),
+  })
+  app.route({
+    ...at(53),
+    config: { endpoint: 53, operation: '' },
+    schema: {
+      params: Type.Object({ project_id: Id, format: Type.String({ description: 'only csv' }) }),
+      querystring: Type.Object({ on_error: OnError }, { additionalProperties: false }),
+      consumes: ['multipart/form-data'],
+      response,
     },
+    handler: (req, reply) => upload(req, reply, 53, req.params.format, req.query.on_error),
   })
 }

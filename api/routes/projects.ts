@@ -9,6 +9,7 @@ import type { RouteContext } from '../app.ts'
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, datapointPage } from '../datapoint-pages.ts'
 import { deleted, updated } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
+import { Device, visibleDevices } from '../project-devices.ts'
 import { at } from '../registry.ts'
 import { Datapoint, Description, Envelope, Name, Project, ProjectParams } from '../schemas.ts'
 
@@ -34,13 +35,13 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     schema: {
       params: ProjectParams,
       querystring: PageQuery,
-      response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint), meta: PageMeta }) },
+      response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint), devices: Type.Array(Device), meta: PageMeta }) },
     },
     handler: async (req) => {
       const filter = req.permissions.datapointFilter(30, req.project.id)
       const readable = filter.all ? 'all' as const : (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'read')
       const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page, req.query.per_page, readable)
-      return { project: catalog.projects.settings(req.project.id), datapoints, meta }
+      return { project: catalog.projects.settings(req.project.id), datapoints, devices: visibleDevices(catalog, req.project.id, filter), meta }
     },
   })
   app.route({

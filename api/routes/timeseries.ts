@@ -5,8 +5,9 @@ import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidInputError, NotFoundError } from '../../catalog/errors.ts'
+import { ExchangeRates } from '../../catalog/exchange-rates.ts'
 import { readInChunks } from '../../engine/chunked-read.ts'
-import { autoInterval, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
+import { autoInterval, autoSamplingApplies, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
 import type { MeanPoint, Point, TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
 import { validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
@@ -54,13 +55,13 @@ async function sampled(store: TimeseriesStore, series: number, plan: Extract<Rea
  * the next chunk is read only when the socket has taken the previous one (backpressure).
  * The text equals what the response schema would serialize.
  */
-async function* rawJson(head: { dataPointID: string; tags: { key: string; value: string }[] }, first: Point[], rest: AsyncGenerator<Point[]>, convert: ((v: number) => number) | undefined): AsyncGenerator<string> {
+async function* rawJson(head: { dataPointID: string; tags: { key: string; value: string }[] }, first: Point[], rest: AsyncGenerator<Point[]>, convert: ((v: number, time: number) => number) | undefined): AsyncGenerator<string> {
   yield `{"dataPointID":${JSON.stringify(head.dataPointID)},"tags":${JSON.stringify(head.tags)},"data":[`
   let sep = ''
   const text = (points: Point[]) => {
     let out = ''
     for (const p of points) {
-      out += `${sep}{"time":"${formatTimestamp(p.time)}","value":${JSON.stringify(convert ? convert(p.value) : p.value)}}`
+      out += `${sep}{"time":"${formatTimestamp(p.time)}","value":${JSON.stringify(convert ? convert(p.value, p.time) : p.value)}}`
       sep = ','
     }
     return out
@@ -75,6 +76,8 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
   const { catalog } = ctx
   const store = ctx.store
   const writer = new ObservationWriter(catalog, ctx.ingest)
+  const rates = new ExchangeRates(catalog.db)
+  const ratesOf = (base: string, quote: string) => rates.ofPair(base, quote)
 
   app.route({
     ...at(50),
@@ -106,7 +109,8 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       const filter = req.permissions.datapointFilter(52, req.project.id)
       // Unknown and unreadable answer alike, so TagAuths do not reveal which datapoints exist.
       if (!dp || !canAccessDatapoint(filter, dp, 'read')) throw new NotFoundError(`Datapoint '${q.dataPointID}' not found in project ${req.project.id}`)
-      const convert = converterFor(dp.dataPointID, dp.tags, q)
+      const conversion = converterFor(dp.dataPointID, dp.tags, q, ratesOf)
+      const convert = conversion?.convert
       const start = timeParam('start', q.start)
       const end = timeParam('end', q.end)
       if (start !== undefined && end !== undefined && start > end) throw new InvalidInputError('start must not be after end')
@@ -114,21 +118,22 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       if (q.samplerate !== undefined) {
         interval = parseSamplerate(q.samplerate)
         if (interval === undefined) throw new InvalidInputError(`Invalid samplerate '${q.samplerate}': use an integer followed by s, m, h or d, e.g. 15m`)
-      } else if (start !== undefined && end !== undefined && q.max === undefined) {
+      } else if (autoSamplingApplies({ start, end, samplerate: q.samplerate })) {
         const n = catalog.projects.settings(req.project.id).sampling_n
-        if (await store.count(dp.id, start, end) > n) interval = autoInterval(start, end, n)
+        if (await store.count(dp.id, start, end) > n) interval = autoInterval(start!, end!, n)
       }
       const plan = planRead({ start, end, max: q.max, interval })
-      const tags = Object.entries(dp.tags).map(([key, value]) => ({ key, value }))
+      // The tags describe the delivered values: a converted unit or currency replaces the stored one.
+      const tags = Object.entries(conversion?.tags ?? dp.tags).map(([key, value]) => ({ key, value }))
       if (plan.kind === 'sample') {
-        const data = (await sampled(store, dp.id, plan)).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean) : p.mean }))
+        const data = (await sampled(store, dp.id, plan)).map((p) => ({ time: formatTimestamp(p.time), mean: convert ? convert(p.mean, p.time) : p.mean }))
         return { dataPointID: dp.dataPointID, tags, data }
       }
       const chunks = readInChunks(store, dp.id, plan.query)
       const first: Point[] = (await chunks.next()).value ?? []
       const next = await chunks.next()
       if (next.done) {
-        const data = first.map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value) : p.value }))
+        const data = first.map((p) => ({ time: formatTimestamp(p.time), value: convert ? convert(p.value, p.time) : p.value }))
         return { dataPointID: dp.dataPointID, tags, data }
       }
       // More than one chunk: streamed, so neither the loop nor memory holds the whole range.

@@ -79,8 +79,8 @@ export function loadRdKafka(): Promise<RdKafka> {
       return (mod.default ?? mod) as RdKafka
     } catch (err) {
       loaded = undefined
-      throw new Error(`the Kafka observation log (LINTEL_LOG=kafka) needs the optional dependency node-rdkafka, ` +
-        `which is not installed or failed to build (run: npm install node-rdkafka): ${(err as Error).message}`)
+      throw new Error(`the Kafka observation log (LINTEL_LOG=kafka) needs node-rdkafka, ` +
+        `which is not installed or failed to build (the scaled set-up installs it: npm run setup:scaled): ${(err as Error).message}`)
     }
   })()
   return loaded

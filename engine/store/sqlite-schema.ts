@@ -1,7 +1,8 @@
 // Schema and connection settings of the embedded time-series store (see sqlite-store.ts for
 // the design). Shared by the writer worker (the only connection that writes) and the read
 // connection on the main thread.
-import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
+import { Database } from '../../catalog/sqlite-driver.ts'
 
 export const DB_FILE = 'timeseries.db'
 
@@ -28,7 +29,7 @@ CREATE TABLE IF NOT EXISTS obs (
 CREATE TABLE IF NOT EXISTS tally (i INTEGER PRIMARY KEY) STRICT;
 `
 
-type DB = Database.Database
+type DB = BetterSqlite3.Database
 
 /** Opens the writing connection (inside the writer worker) and creates the schema. */
 export function openWriterDatabase(file: string): DB {

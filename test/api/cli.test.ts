@@ -1,5 +1,8 @@
 // The operator tool: companies and their first admins are made here, never over HTTP.
 import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import { runCli } from '../../api/cli.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
@@ -11,7 +14,7 @@ t.test('create, rename, add an admin, delete', async (t) => {
   t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
   const run = (...args: string[]) => { let out = ''; const code = runCli(args, (s) => { out += s }); return { code, out } }
 
-  const made = run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test')
+  const made = run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--init')
   t.equal(made.code, 0)
   t.match(made.out, /created company 1 'Acme' with admin user 1 <ops@acme.test>\ngenerated password \(shown once\): \S{20}\n/)
   const password = made.out.match(/shown once\): (\S+)/)![1]
@@ -36,12 +39,25 @@ t.test('create, rename, add an admin, delete', async (t) => {
   t.throws(() => run('frobnicate'), { message: /unknown command 'frobnicate'/ })
 })
 
+t.test('a directory without a catalog is refused unless --init is given', async (t) => {
+  const dir = join(t.testdir(), 'typo')
+  const cli = (...args: string[]) => spawnSync(process.execPath, ['bin/lintel.js', ...args], { env: { ...process.env, LINTEL_DATA_DIR: dir }, encoding: 'utf8' })
+  const refused = cli('company', 'list')
+  t.equal(refused.status, 2)
+  t.equal(refused.stderr, `lintel: no catalog in '${dir}' (LINTEL_DATA_DIR): start the server there first, point LINTEL_DATA_DIR at your data directory, or add --init to create an empty catalog\n`)
+  t.notOk(existsSync(dir), 'nothing was created')
+  const init = cli('company', 'list', '--init')
+  t.equal(init.status, 0, init.stderr)
+  t.same(readdirSync(dir).filter((f) => f === 'catalog.db'), ['catalog.db'])
+  t.equal(cli('company', 'list').status, 0, 'from then on, no flag is needed')
+})
+
 t.test('project quota and the default quota of datapoints', async (t) => {
   const dir = t.testdir()
   process.env.LINTEL_DATA_DIR = dir
   t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
   const run = (...args: string[]) => { let out = ''; const code = runCli(args, (s) => { out += s }); return { code, out } }
-  run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password')
+  run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
   const catalog = Catalog.open(dir, adminEndpoints)
   const pid = catalog.projects.create(1, { name: 'p' }, 1).project.id
   catalog.datapoints.ensure(pid, ['a', 'b'])
@@ -62,4 +78,22 @@ t.test('project quota and the default quota of datapoints', async (t) => {
   const last = Catalog.open(dir, adminEndpoints)
   t.equal(last.datapoints.ensure(pid, ['c']).size, 1)
   last.close()
+})
+
+t.test('currency set, list, delete: exchange rates with a validity start', async (t) => {
+  const dir = t.testdir()
+  process.env.LINTEL_DATA_DIR = dir
+  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
+  const run = (...args: string[]) => { let out = ''; const code = runCli(args, (s) => { out += s }); return { code, out } }
+  t.equal(run('currency', 'set', 'EUR', 'USD', '1.08', '--from', '2026-01-01', '--init').out, 'exchange rate EUR→USD 1.08 valid from 2026-01-01T00:00:00Z\n')
+  t.equal(run('currency', 'set', 'eur', 'usd', '1.1', '--from', '2026-07-01T00:00:00+02:00').out, 'exchange rate EUR→USD 1.1 valid from 2026-06-30T22:00:00Z\n')
+  t.equal(run('currency', 'list').out, 'EUR\tUSD\t1.08\t2026-01-01T00:00:00Z\nEUR\tUSD\t1.1\t2026-06-30T22:00:00Z\n')
+  t.throws(() => run('currency', 'set', 'EUR', 'USD', '1.08'), { message: "--from is required for 'currency set' (the start of the rate's validity, e.g. 2026-01-01)" })
+  t.throws(() => run('currency', 'set', 'EUR', 'USD', '1,08', '--from', '2026-01-01'), { message: "RATE must be a positive number, got '1,08'" })
+  t.throws(() => run('currency', 'set', 'EUR', 'USD', '0', '--from', '2026-01-01'), { message: "RATE must be a positive number, got '0'" })
+  t.throws(() => run('currency', 'set', 'EURO', 'USD', '1', '--from', '2026-01-01'), { message: "Invalid BASE 'EURO': use a three-letter ISO 4217 code such as EUR or USD" })
+  t.throws(() => run('currency', 'set', 'EUR', 'USD', '1', '--from', 'soon'), { message: "--from must be a date or an RFC 3339 timestamp, got 'soon'" })
+  t.equal(run('currency', 'delete', 'EUR', 'USD', '--from', '2026-01-01').out, 'deleted exchange rate EUR→USD valid from 2026-01-01T00:00:00Z\n')
+  t.throws(() => run('currency', 'delete', 'EUR', 'USD', '--from', '2026-01-01'), { message: 'no exchange rate EUR→USD valid from 2026-01-01T00:00:00Z' })
+  t.equal(run('currency', 'list').out, 'EUR\tUSD\t1.1\t2026-06-30T22:00:00Z\n')
 })

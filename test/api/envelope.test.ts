@@ -27,6 +27,7 @@ t.test('GET returns the object itself; create/update/delete return the envelope'
     project: { id, company_id: p.admin.companyId, name: 'HQ', description: 'Head office', load_balancing_group: 'lintel', project_handle: `p${id}`, hash_id_length: 8, sampling_n: 200 },
     datapoints: [],
     meta: { current_page: 1, items_per_page: 1000, total_items: 0, total_pages: 0 },
+    devices: [],
   }, 'a new project has no datapoints; its MQTT prefix and settings are shown')
 
   const upd = await p.call(p.admin, 'PUT', `/v2/project/${id}`, { name: 'HQ 2' })

@@ -12,9 +12,9 @@ function multipart(csv: string | Buffer, field = 'import_file'): Buffer {
   ])
 }
 
-async function upload(p: Platform, pid: number, csv: string | Buffer, query: string, who: Login = p.admin, field?: string) {
+async function upload(p: Platform, pid: number, csv: string | Buffer, query: string, who: Login = p.admin, field?: string, format?: string) {
   const res = await p.app.inject({
-    method: 'POST', url: `/v2/project/${pid}/importTimeseries?${query}`, payload: multipart(csv, field),
+    method: 'POST', url: `/v2/project/${pid}/importTimeseries${format === undefined ? '' : `/${format}`}?${query}`, payload: multipart(csv, field),
     headers: { authorization: basic(who), 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
   })
   return { status: res.statusCode, body: res.json() }
@@ -111,4 +111,22 @@ t.test('write access per datapoint', async (t) => {
   const cont = await upload(p, pid, csv, 'format=csv&on_error=continue', u)
   t.same(cont.body.resource, { total_lines_success: 1, total_lines_error: 1, errors: [{ line_no: 2, error: "No write access to datapoint 'theirs'" }], project_id: pid })
   t.same((await p.call(p.admin, 'GET', `/v2/project/${pid}`)).body.datapoints.map((d: { dataPointID: string }) => d.dataPointID), ['mine'])
+})
+
+t.test('format as a path parameter (spec 1 parameter table): endpoint 53, same behaviour as 51', async (t) => {
+  const { p, pid, values } = await setup(t)
+  const ok = await upload(p, pid, 'a,1,2024-01-01\nb,x,2024-01-01\n', 'on_error=continue', p.admin, undefined, 'csv')
+  t.same(ok, { status: 200, body: { success: true, operation: '', resource: { total_lines_success: 1, total_lines_error: 1, errors: [{ line_no: 2, error: "Cannot parse float: 'x'" }], project_id: pid } } })
+  t.same(await values('a'), [{ time: '2024-01-01T00:00:00Z', value: 1 }])
+  t.same((await upload(p, pid, 'a,1,2024-01-01', 'on_error=abort', p.admin, undefined, 'json')).body.error, "Unsupported format 'json': only csv is accepted")
+  t.equal((await upload(p, pid, 'a,1,2024-01-01', 'format=csv&on_error=abort', p.admin, undefined, 'csv')).status, 400, 'not both: the path names the format')
+  t.equal((await upload(p, pid, 'a,1,2024-01-01', '', p.admin, undefined, 'csv')).status, 400, 'on_error is still required')
+  t.equal((await upload(p, pid, 'c,3,2024-01-01', 'format=csv&on_error=abort')).status, 200, 'the query form still works')
+
+  // Its own endpoint number: a role granting only 51 is refused on the path form, and the reverse.
+  const role = await p.call(p.admin, 'POST', `/v2/project/${pid}/role`, { name: 'query-only', authed_endpoints: [51], authed_tags: [{ key: 'dataPointID', value: '*', read: true, write: true }] })
+  const u = await addUser(p, 'query-only')
+  await p.call(p.admin, 'POST', `/v2/project/${pid}/role/${role.body.resource.id}/user/${u.id}`)
+  t.equal((await upload(p, pid, 'd,4,2024-01-01', 'format=csv&on_error=abort', u)).status, 200)
+  t.same((await upload(p, pid, 'd,4,2024-01-01', 'on_error=abort', u, undefined, 'csv')).body.error, 'Unauthorized access to endpoint: 53 - POST /v2/project/{project_id}/importTimeseries/{format}')
 })

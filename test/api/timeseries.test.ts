@@ -1,6 +1,7 @@
 // Time series over HTTP on the embedded store: JSON ingest, reads with every rule of spec 1
 // ("Time-series data"), TagAuth checks, unit conversion.
 import t, { type Test } from 'tap'
+import { ExchangeRates } from '../../catalog/exchange-rates.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { addProject, addUser, platform, type Login, type Platform } from '../helpers/platform.ts'
 
@@ -129,7 +130,7 @@ t.test('31d is exactly 31 days, not a month', async (t) => {
   ])
 })
 
-t.test('automatic sampling: start and end, no samplerate, no max, more than N values', async (t) => {
+t.test('automatic sampling: start and end, no samplerate, more than N values; max ignored', async (t) => {
   const { p, pid } = await setup(t)
   p.catalog.db.prepare('UPDATE projects SET sampling_n = 10 WHERE id = ?').run(pid)
   await post(p, pid, minutes('a', '2024-01-01T00:00:00Z', 60))
@@ -139,7 +140,9 @@ t.test('automatic sampling: start and end, no samplerate, no max, more than N va
   t.same(auto.body.data[0], { time: '2024-01-01T00:00:00Z', mean: 2.5 })
   t.equal((await read(p, pid, 'a', { ...range, end: '2024-01-01T00:10:00Z' })).body.data.length, 10, 'N values or fewer: raw')
   t.equal((await read(p, pid, 'a', { ...range, end: '2024-01-01T00:10:00Z' })).body.data[0].value, 0)
-  t.equal((await read(p, pid, 'a', { ...range, max: 0 })).body.data.length, 60, 'a max turns it off')
+  t.same((await read(p, pid, 'a', { ...range, max: 0 })).body, auto.body, 'max=0 with both bounds is ignored (spec 1 read rule 2)')
+  t.same((await read(p, pid, 'a', { ...range, max: 3 })).body, auto.body, 'so is any other max')
+  t.equal((await read(p, pid, 'a', { ...range, samplerate: '1m', max: 3 })).body.data.length, 60, 'with samplerate: its buckets, max still ignored')
   t.equal((await read(p, pid, 'a', { start: range.start })).body.data.length, 60, 'only with both bounds')
 })
 
@@ -170,14 +173,52 @@ t.test('units: conversion by the unit tag; clear errors', async (t) => {
   p.catalog.datapoints.setTag(ids.get('e')!, 'unit', 'kWh')
   p.catalog.datapoints.setTag(ids.get('odd')!, 'unit', 'furlongs per fortnight')
   const r = await read(p, pid, 't', { units_system: 'imperial' })
-  t.same(r.body, { dataPointID: 't', tags: [{ key: 'unit', value: '°C' }], data: [{ time: '2024-01-01T00:00:00Z', value: 68 }] })
-  t.equal((await read(p, pid, 't', { units_system: 'SI' })).body.data[0].value, 20, 'already metric')
-  t.equal((await read(p, pid, 'e', { units: 'MJ' })).body.data[0].value, 3.6)
+  t.same(r.body, { dataPointID: 't', tags: [{ key: 'unit', value: '°F' }], data: [{ time: '2024-01-01T00:00:00Z', value: 68 }] }, 'the unit tag names the delivered unit')
+  t.same((await read(p, pid, 't', { units: 'tempF' })).body.tags, [{ key: 'unit', value: '°F' }])
+  t.same((await read(p, pid, 't', { units: 'K' })).body, { dataPointID: 't', tags: [{ key: 'unit', value: 'K' }], data: [{ time: '2024-01-01T00:00:00Z', value: 293.15 }] })
+  t.same((await read(p, pid, 't', { units_system: 'SI' })).body, { dataPointID: 't', tags: [{ key: 'unit', value: '°C' }], data: [{ time: '2024-01-01T00:00:00Z', value: 20 }] }, 'already metric: unchanged')
+  t.same((await read(p, pid, 't')).body.tags, [{ key: 'unit', value: '°C' }], 'no conversion: the stored unit')
+  const mj = await read(p, pid, 'e', { units: 'MJ' })
+  t.equal(mj.body.data[0].value, 3.6)
+  t.same(mj.body.tags, [{ key: 'unit', value: 'MJ' }])
+  t.same((await read(p, pid, 'e', { units_system: 'imperial' })).body.tags, [{ key: 'unit', value: 'BTU' }])
   t.equal((await read(p, pid, 'e', { units: 'tempC' })).body.error, "Cannot convert 'kWh' to 'tempC'")
   t.equal((await read(p, pid, 'raw', { units: 'kWh' })).body.error, "Datapoint 'raw' has no unit tag: its values cannot be converted")
   t.equal((await read(p, pid, 'odd', { units: 'kWh' })).body.error, "Unknown source unit of datapoint 'odd': 'furlongs per fortnight'")
   t.equal((await read(p, pid, 't', { units_system: 'martian' })).body.error, "Unknown units_system 'martian': use metric (SI) or imperial (US)")
-  t.equal((await read(p, pid, 'e', { currency_system: 'EUR' })).body.error, 'Currency conversion is not supported')
+})
+
+t.test('currency_system: converts by the rate valid at each observation time; a missing rate names the pair', async (t) => {
+  const { p, pid } = await setup(t)
+  await post(p, pid, {
+    cost: [{ time: '2025-12-31T23:00:00Z', value: 100 }, { time: '2026-01-01T00:00:00Z', value: 100 }, { time: '2026-02-01T12:00:00Z', value: 10 }],
+    plain: [{ time: '2026-01-01T00:00:00Z', value: 1 }],
+  })
+  const ids = p.catalog.datapoints.ensure(pid, ['cost'])
+  p.catalog.datapoints.setTag(ids.get('cost')!, 'currency', 'EUR')
+  const rates = new ExchangeRates(p.catalog.db)
+  t.same((await read(p, pid, 'cost', { currency_system: 'USD' })).body, { success: false, error: "No exchange rate EUR→USD is set: set one with 'npx lintel currency set EUR USD <rate> --from <date>'", operation: '' })
+  t.equal((await read(p, pid, 'cost', { currency_system: 'USD' })).status, 400)
+  rates.set({ base: 'EUR', quote: 'USD', validFrom: Date.parse('2026-01-01T00:00:00Z') * 1000, rate: 1.08 })
+  rates.set({ base: 'EUR', quote: 'USD', validFrom: Date.parse('2026-02-01T00:00:00Z') * 1000, rate: 1.2 })
+  const early = await read(p, pid, 'cost', { currency_system: 'USD' })
+  t.same(early, { status: 400, body: { success: false, operation: '',
+    error: "No exchange rate EUR→USD valid at 2025-12-31T23:00:00Z (the first is valid from 2026-01-01T00:00:00Z): set one with 'npx lintel currency set EUR USD <rate> --from <date>'" } })
+  const r = await read(p, pid, 'cost', { currency_system: 'usd', start: '2026-01-01T00:00:00Z', end: '2026-03-01T00:00:00Z' })
+  t.same(r.body, { dataPointID: 'cost', tags: [{ key: 'currency', value: 'USD' }], data: [
+    { time: '2026-01-01T00:00:00Z', value: 108 }, { time: '2026-02-01T12:00:00Z', value: 12 },
+  ] }, 'each observation at the rate valid at its time; the tag names the delivered currency')
+  const back = await read(p, pid, 'cost', { currency_system: 'EUR', start: '2026-01-01T00:00:00Z' })
+  t.same(back.body.data.map((d: { value: number }) => d.value), [100, 10], 'already in EUR: unchanged')
+  rates.set({ base: 'USD', quote: 'CHF', validFrom: 0, rate: 0.8 })
+  const ids2 = p.catalog.datapoints.ensure(pid, ['plain'])
+  p.catalog.datapoints.setTag(ids2.get('plain')!, 'currency', 'CHF')
+  t.same((await read(p, pid, 'plain', { currency_system: 'USD' })).body.data, [{ time: '2026-01-01T00:00:00Z', value: 1.25 }], 'the inverse pair, inverted')
+  const sampled = await read(p, pid, 'cost', { currency_system: 'USD', start: '2026-01-01T00:00:00Z', end: '2026-03-01T00:00:00Z', samplerate: '1d' })
+  t.same(sampled.body.data, [{ time: '2026-01-01T00:00:00Z', mean: 108 }, { time: '2026-02-01T00:00:00Z', mean: 12 }], 'a mean at the rate valid at its interval start')
+  t.equal((await read(p, pid, 'cost', { currency_system: 'euro' })).body.error, "Invalid currency_system 'euro': use a three-letter ISO 4217 code such as EUR or USD")
+  await post(p, pid, { untagged: [{ time: '2026-01-01T00:00:00Z', value: 1 }] })
+  t.equal((await read(p, pid, 'untagged', { currency_system: 'USD' })).body.error, "Datapoint 'untagged' has no currency tag: its values cannot be converted to USD")
 })
 
 t.test('deleting a project deletes its observations', async (t) => {

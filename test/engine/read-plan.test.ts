@@ -1,5 +1,5 @@
 import t from 'tap'
-import { autoInterval, parseSamplerate, planRead } from '../../engine/read-plan.ts'
+import { autoInterval, autoSamplingApplies, parseSamplerate, planRead } from '../../engine/read-plan.ts'
 
 const M = 60_000_000
 
@@ -30,4 +30,12 @@ t.test('automatic interval: whole seconds, at most N buckets', async (t) => {
   t.equal(autoInterval(0, 3600 * 1e6, 200), 18 * 1e6)
   t.equal(autoInterval(0, 1000 * 1e6, 3), 334 * 1e6)
   t.equal(autoInterval(0, 10, 200), 1e6, 'at least one second')
+})
+
+t.test('automatic sampling applies with both bounds and no samplerate; max plays no part (rule 2)', async (t) => {
+  t.equal(autoSamplingApplies({ start: 0, end: 10 }), true)
+  t.equal(autoSamplingApplies({ start: 0 }), false)
+  t.equal(autoSamplingApplies({ end: 10 }), false)
+  t.equal(autoSamplingApplies({ start: 0, end: 10, samplerate: '1m' }), false)
+  t.same(planRead({ start: 0, end: 600 * M, max: 1, interval: 60 * M }), planRead({ start: 0, end: 600 * M, interval: 60 * M }), 'an automatic interval ignores max')
 })

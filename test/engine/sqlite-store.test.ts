@@ -1,6 +1,6 @@
 // The SQLite store: the shared contract plus what only this adapter promises (query plans,
 // files, reopening, the pending bound, the packing helpers).
-import Database from 'better-sqlite3'
+import { Database } from '../../catalog/sqlite-driver.ts'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -41,7 +41,13 @@ async function openLog(config: Config, logger: Logger): Promise<ObservationLog |
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
 const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
 
-export async function start(config: Config) {
+/** Seams for tests: wrap the opened store (hold or fail writes), bound the ingest queue. */
+export interface StartSeams {
+  wrapStore?: (store: TimeseriesStore) => TimeseriesStore
+  ingestQueue?: { maxPending?: number; maxBatch?: number }
+}
+
+export async function start(config: Config, seams: StartSeams = {}) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
@@ -60,10 +66,11 @@ export async function start(config: Config) {
   // is published on the bus once durable. With Kafka, ingest goes to the log; the worker's
   // consumer groups write the store and feed the bus.
   const bus = new ObservationBus()
-  const rawStore = await openStore(config, logger)
+  const opened = await openStore(config, logger)
+  const rawStore = seams.wrapStore ? seams.wrapStore(opened) : opened
   const store = observedStore(rawStore, bus)
   const log = await openLog(config, logger)
-  const queue = log ? undefined : new IngestQueue(store)
+  const queue = log ? undefined : new IngestQueue(store, seams.ingestQueue)
   const ingest: Ingest = log ? (project, batch) => log.publish(project, batch) : (_project, batch) => queue!.enqueue(batch)
   const closers: (() => Promise<void> | void)[] = []
 

@@ -96,8 +96,9 @@ const post = async (url: string, body: object) => {
   const res = await call(url, 'POST', '/v2/project/1/timeseries', body)
   if (res.success !== true) throw new Error(`ingest failed: ${JSON.stringify(res)}`)
 }
-const outputs = async (url: string) => Object.fromEntries(await Promise.all(OUTPUTS.map(async (id) =>
-  [id, ((await call(url, 'GET', `/v2/datapoint/timeseries?project_id=1&dataPointID=${id}`)).data ?? []) as { time: string; value: number }[]])))
+type Output = { time: string; value: number }
+const outputs = async (url: string): Promise<Record<string, Output[]>> => Object.fromEntries(await Promise.all(OUTPUTS.map(async (id) =>
+  [id, ((await call(url, 'GET', `/v2/datapoint/timeseries?project_id=1&dataPointID=${id}`)).data ?? []) as Output[]])))
 const lastTime = input(N1 + N2 - 1, 1).x[0].time
 const complete = (url: string) => async () => Object.values(await outputs(url)).every((d) => d.length > 0 && Date.parse(d.at(-1)!.time) === Date.parse(lastTime))
 

@@ -50,6 +50,12 @@ async function openLog(config: Config, logger: Logger): Promise<ObservationLog |
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
 const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
 
+/** Seams for tests: wrap the opened store (hold or fail writes), bound the ingest queue. */
+export interface StartSeams {
+  wrapStore?: (store: TimeseriesStore) => TimeseriesStore
+  ingestQueue?: { maxPending?: number; maxBatch?: number }
+}
+
 /** The embedded store or the in-process log live in one process: one server per data directory. */
 const needsLock = (config: Config) => config.store === 'embedded' || config.log === 'memory'
 
@@ -71,18 +77,18 @@ async function drained(queue: IngestQueue | undefined): Promise<void> {
   while ((queue?.metrics().pending ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
-export async function start(config: Config) {
+export async function start(config: Config, seams: StartSeams = {}) {
   const lock = needsLock(config) ? lockDataDir(config.dataDir) : undefined
   try {
     await preflight(config)
-    return await startLocked(config, lock)
+    return await startLocked(config, lock, seams)
   } catch (err) {
     lock?.release()
     throw err
   }
 }
 
-async function startLocked(config: Config, lock: { release: () => void } | undefined) {
+async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
@@ -106,10 +112,11 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // is published on the bus once durable. With Kafka, ingest goes to the log; the worker's
   // consumer groups write the store and feed the bus.
   const bus = new ObservationBus()
-  const rawStore = await openStore(config, logger)
+  const opened = await openStore(config, logger)
+  const rawStore = seams.wrapStore ? seams.wrapStore(opened) : opened
   const store = observedStore(rawStore, bus)
   const log = await openLog(config, logger)
-  const queue = log ? undefined : new IngestQueue(store)
+  const queue = log ? undefined : new IngestQueue(store, seams.ingestQueue)
   const ingest: Ingest = log ? (project, batch) => log.publish(project, batch) : (_project, batch) => queue!.enqueue(batch)
   const closers: (() => Promise<void> | void)[] = []
 

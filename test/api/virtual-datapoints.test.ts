@@ -3,6 +3,7 @@
 import t from 'tap'
 import { addProject, platform, type Platform } from '../helpers/platform.ts'
 import { until } from '../helpers/live-platform.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 const base = (pid: number) => `/v2/project/${pid}`
 const create = (p: Platform, pid: number, id: string, type: string, body: object, desc?: string) =>
@@ -41,8 +42,13 @@ t.test('lifecycle: Created → Ready to start → Starting → Running → Stopp
   const stopped = await run(p, pid, 'sum', false)
   t.match(stopped.body, { status: 'Stopped', status_code: 302 })
   t.same(stopped.body.logs.slice(-2).map((l: { status_code: number; message: string }) => [l.status_code, l.message]), [[300, 'Stop requested by admin@acme.test'], [302, '']])
+  // A running probe on the same input sees the next observation at the same moment 'sum'
+  // would: once the probe has written its output, 'sum' has had its chance to write.
+  await create(p, pid, 'probe', 'formula', { pins: { P1: { dataPointID: 'a' } }, parameters: { formula: 'P1' } })
+  await waitFor(async () => (await get(p, pid, 'probe')).body.status === 'Ready to start', { what: 'the probe to be ready to start' })
+  t.equal((await run(p, pid, 'probe', true)).body.status, 'Running')
   await post(p, pid, { a: [{ time: '2024-01-01T00:00:30Z', value: 3 }] })
-  await new Promise((r) => setTimeout(r, 50))
+  await waitFor(async () => (await values(p, pid, 'probe')).some((d) => d.time === '2024-01-01T00:00:30Z'), { what: "the probe's output of the observation" })
   t.equal((await values(p, pid, 'sum')).length, 2, 'a stopped virtual datapoint writes nothing')
   t.equal((await run(p, pid, 'sum', false)).status, 409, 'not running')
 

@@ -1,21 +1,24 @@
 // The whole platform in this process with real listeners on ephemeral ports: HTTP, MQTT over
-// TLS, MQTT over secure WebSockets and (for tests) plain TCP.
+// TLS, MQTT over secure WebSockets and (for tests) plain TCP. All platforms of a test run share
+// one TLS key pair (tls-pair.ts); `seams` reach start()'s test seams (a gated store, a small
+// ingest queue).
 import { readFileSync } from 'node:fs'
 import type { Test } from 'tap'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { loadConfig } from '../../api/config.ts'
-import { start } from '../../api/main.ts'
+import { start, type StartSeams } from '../../api/main.ts'
 import { basic, type Login } from './platform.ts'
+import { ensureRunTls } from './tls-pair.ts'
 
 export const ADMIN: Login = { email: 'admin@live.test', password: 'live-admin-pass' }
 
-export async function livePlatform(t: Test, env: Record<string, string> = {}) {
+export async function livePlatform(t: Test, env: Record<string, string> = {}, seams: StartSeams = {}) {
   const dir = t.testdir()
   const config = loadConfig({
     LINTEL_DATA_DIR: dir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'silent',
-    LINTEL_COMPANY_NAME: 'Live', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
+    LINTEL_COMPANY_NAME: 'Live', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...await ensureRunTls(), ...env,
   })
-  const started = await start(config)
+  const started = await start(config, seams)
   t.teardown(() => started.stop())
   // All roles run here: the API, the broker and the CA file exist.
   const platform = { ...started, broker: started.broker!, address: started.address!, caFile: started.caFile! }

@@ -1,0 +1,88 @@
+// Dependency direction (DESIGN.md "Layout and dependency direction", issue 16 item 7): every
+// import between top-level folders of the platform must point the way DESIGN.md draws, and no
+// files import each other in a cycle. A new top-level folder fails here until it is added to
+// RULES (and to DESIGN.md, with the reason). Known violations are listed in KNOWN with why;
+// a violation not listed fails, and a listed one that is gone is reported so the list shrinks.
+import t from 'tap'
+import { dirname, join } from 'node:path'
+import { readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { cycles, importsOf, sourceFiles, type ImportEdge } from './imports.ts'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** Folders a folder may import from; `types`: folders it may import types from only. */
+const RULES: Record<string, { may: string[]; types?: string[] }> = {
+  api: { may: ['ingest', 'engine', 'catalog', 'protocol'] },
+  ingest: { may: ['engine', 'catalog', 'protocol'] },
+  engine: { may: ['formulas'], types: ['catalog'] },
+  formulas: { may: [] },
+  catalog: { may: [] },
+  protocol: { may: [] },
+  edge: { may: ['protocol', 'formulas'] },
+  console: { may: [] },
+}
+/** Top-level folders that are not part of the platform's code (tests, tools, data). */
+const OUTSIDE = new Set(['test', 'bench', 'scripts', 'bin', 'data', 'node_modules', 'dist', '.tap', '.scratch', '.ci', '.git', '.cache'])
+
+/**
+ * Violations present today, `from -> to`. engine/ throws the typed errors that live in
+ * catalog/errors.ts (a runtime import where engine may only import catalog types); issue 16
+ * item 7 moves the errors to a neutral module, which removes these.
+ */
+const KNOWN = new Set([
+  'engine/log/port.ts -> catalog/errors.ts',
+  'engine/store/questdb-http.ts -> catalog/errors.ts',
+  'engine/store/questdb-store.ts -> catalog/errors.ts',
+  'engine/store/sqlite-store.ts -> catalog/errors.ts',
+  'engine/units.ts -> catalog/errors.ts',
+])
+/**
+ * Cycles through type-only imports (erased at run time, but still a knot): the route plugins
+ * import the RouteContext type from api/app.ts, which registers them. Moving RouteContext to
+ * a module of its own unties it.
+ */
+const KNOWN_TYPE_CYCLES = new Set(['api/app.ts'])
+
+const folders = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory() && !OUTSIDE.has(d.name)).map((d) => d.name)
+const files = sourceFiles(ROOT, folders)
+const edges = files.flatMap((f) => importsOf(ROOT, f))
+const folderOf = (path: string) => (path.includes('/') ? path.split('/')[0] : undefined)
+const local = (e: ImportEdge) => !e.to.startsWith('node:') && folderOf(e.to) !== undefined && (folders.includes(folderOf(e.to)!) || OUTSIDE.has(folderOf(e.to)!))
+
+t.test('the reader sees the imports it must see', async (t) => {
+  t.ok(files.length > 50, `${files.length} source files`)
+  const main = edges.filter((e) => e.from === 'api/main.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
+  t.ok(main.includes('engine/store/sqlite-store.ts'), 'a value import')
+  t.ok(main.includes('engine/store/port.ts (type)'), 'a type import')
+  t.ok(main.includes('engine/log/kafka-log.ts'), 'a dynamic import()')
+})
+
+t.test('every top-level folder has a rule', async (t) => {
+  t.same(folders.filter((f) => !(f in RULES)), [], 'a new top-level folder needs its place in DESIGN.md and in RULES')
+})
+
+t.test('imports between folders point the way DESIGN.md draws', async (t) => {
+  const found = new Map<string, ImportEdge>()
+  for (const e of edges.filter(local)) {
+    const from = folderOf(e.from)!
+    const to = folderOf(e.to)!
+    if (from === to) continue
+    const rule = RULES[from]
+    if (!rule) continue // reported by the test above
+    const ok = rule.may.includes(to) || (e.typeOnly && (rule.types ?? []).includes(to))
+    if (!ok) found.set(`${e.from} -> ${e.to}`, e)
+  }
+  const unexpected = [...found].filter(([k]) => !KNOWN.has(k)).map(([k, e]) => `${e.from}:${e.line} imports ${e.typeOnly ? 'types of ' : ''}${e.to}`)
+  t.same(unexpected, [], 'no import against the dependency direction')
+  const gone = [...KNOWN].filter((k) => !found.has(k))
+  if (gone.length > 0) t.comment(`fixed, remove from KNOWN: ${gone.join(', ')}`)
+  t.comment(`known exceptions: ${[...KNOWN].filter((k) => found.has(k)).length}`)
+})
+
+t.test('no import cycles', async (t) => {
+  const inside = edges.filter(local)
+  t.same(cycles(inside.filter((e) => !e.typeOnly)), [], 'no cycle of run-time imports')
+  const typeCycles = cycles(inside).filter((c) => !c.some((f) => KNOWN_TYPE_CYCLES.has(f)))
+  t.same(typeCycles, [], 'no cycle through type imports either (except the known one)')
+})

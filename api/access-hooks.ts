@@ -3,7 +3,7 @@
 // the grant is checked before the body is validated.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Catalog } from '../catalog/index.ts'
-import { ForbiddenError, InvalidInputError } from '../catalog/errors.ts'
+import { ForbiddenError, InvalidInputError } from '../core/errors.ts'
 import type { Project } from '../catalog/types.ts'
 import type { Authenticator, Caller } from './authenticate.ts'
 import type { Operation } from './envelope.ts'

@@ -5,9 +5,10 @@ import { Ajv } from 'ajv'
 import sjson from 'secure-json-parse'
 import type { Logger } from 'pino'
 import type { Catalog } from '../catalog/index.ts'
-import { InvalidInputError } from '../catalog/errors.ts'
-import type { Ingest } from '../engine/ingest.ts'
+import { InvalidInputError } from '../core/errors.ts'
+import type { Ingest } from '../engine/ingest-port.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
+import type { RouteContext } from './route-context.ts'
 import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
 import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throttle.ts'
@@ -122,16 +123,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   return app
-}
-
-export interface RouteContext {
-  catalog: Catalog
-  /** Authentication; routes use it to confirm a current password (PUT /v2/user). */
-  auth: Authenticator
-  store: TimeseriesStore
-  ingest: Ingest
-  tokenTtlSeconds: number
-  onProjectDeleted?: (projectId: number) => void
-  onProjectDeleting?: (projectId: number) => Promise<void> | void
-  metrics?: (projectIds: readonly number[]) => Record<string, number>
 }

@@ -18,7 +18,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Catalog } from '../catalog/index.ts'
-import { AuthenticationError, ForbiddenError, TooManyRequestsError } from '../catalog/errors.ts'
+import { AuthenticationError, ForbiddenError, TooManyRequestsError } from '../core/errors.ts'
 import { LoginThrottle } from '../catalog/login-throttle.ts'
 import { verifyPassword } from '../catalog/passwords.ts'
 import type { User, UserWithHash } from '../catalog/types.ts'

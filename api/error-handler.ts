@@ -1,6 +1,6 @@
 // The one place where errors become failure envelopes with an HTTP status (DESIGN.md table).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { LintelError, TooManyRequestsError } from '../catalog/errors.ts'
+import { LintelError, TooManyRequestsError } from '../core/errors.ts'
 import { operationOf, type Operation } from './envelope.ts'
 
 function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: string) {

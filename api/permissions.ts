@@ -11,7 +11,7 @@
 // - granting (rule 3) is checked pair by pair against that same per-endpoint filter
 //   (`uncoveredPair`): a TagAuth of one role is never combined with the endpoint of another.
 import type { Datapoint, Role, TagAuth, TagAuthInput } from '../catalog/types.ts'
-import { InvalidInputError, ForbiddenError } from '../catalog/errors.ts'
+import { InvalidInputError, ForbiddenError } from '../core/errors.ts'
 import { endpoint, isKnownEndpoint } from './registry.ts'
 
 /** Which datapoints of a project a grant reaches: all, or those matched by the TagAuths. */

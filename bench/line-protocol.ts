@@ -1,4 +1,4 @@
-// Benchmark of the MQTT line-protocol parser (ingest/mqtt/line-protocol.ts), one core.
+// Benchmark of the MQTT line-protocol parser (protocol/line-protocol.ts), one core.
 //   npm run bench:line-protocol -- [--lines 2000000] [--runs 3]
 // Scenarios: messages of 1 line and of 500 lines of the typical form
 // `building/floor1/temp value=21.5 1700000000000000000` (100 identifiers, ns timestamps),
@@ -10,7 +10,7 @@
 // the runs), as lines per wall-clock second and per second of process CPU time (the latter
 // is steadier on a shared machine). Progress on stderr.
 
-import { parseLines, type LineSink } from '../ingest/mqtt/line-protocol.ts'
+import { parseLines, type LineSink } from '../protocol/line-protocol.ts'
 import { emit, median, progress } from './lib.ts'
 
 function arg(name: string, dflt: number): number {

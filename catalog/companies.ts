@@ -1,6 +1,6 @@
 // Companies are created, renamed and deleted by the operator only (catalog/cli.ts), never over HTTP.
 import { statements, type Db } from './db.ts'
-import { ConflictError, NotFoundError } from './errors.ts'
+import { ConflictError, NotFoundError } from '../core/errors.ts'
 import type { Company } from './types.ts'
 
 export class Companies {

@@ -1,8 +1,8 @@
 // Datapoints of a project: integer id (the store's series key), dataPointID and hash id.
 import { statements, type Db } from './db.ts'
-import { InvalidInputError, NotFoundError, TooLargeError } from './errors.ts'
+import { InvalidInputError, NotFoundError, TooLargeError } from '../core/errors.ts'
 import { hashId } from './hash-id.ts'
-import { identifierProblem } from './identifier.ts'
+import { identifierProblem } from '../core/identifier.ts'
 import type { Datapoint } from './types.ts'
 
 /** Datapoints a project may hold unless the operator sets another quota (migration 4). */

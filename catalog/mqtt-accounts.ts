@@ -9,7 +9,7 @@
 // client ids in the broker. Operator-issued accounts reach all datapoints of their project.
 import { randomBytes } from 'node:crypto'
 import { statements, type Db } from './db.ts'
-import { ConflictError, NotFoundError } from './errors.ts'
+import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { hashPassword } from './passwords.ts'
 import type { TagAuth } from './types.ts'
 

@@ -1,5 +1,5 @@
 import { statements, type Db } from './db.ts'
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
 import { hashId } from './hash-id.ts'
 import { ALL_DATAPOINTS, type Roles } from './roles.ts'
 import type { Project, ProjectSettings, Role } from './types.ts'

@@ -2,7 +2,7 @@
 // assignments. `admin` roles hold all endpoints of their scope, resolved at read time so
 // that endpoints added in later releases are covered (rule 6).
 import { statements, type Db } from './db.ts'
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
 import type { AdminEndpoints, Role, TagAuth, TagAuthInput } from './types.ts'
 
 interface RoleRow { id: number; company_id: number; project_id: number | null; name: string; description: string; is_admin: number }

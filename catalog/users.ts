@@ -1,5 +1,5 @@
 import { statements, type Db } from './db.ts'
-import { ConflictError, NotFoundError } from './errors.ts'
+import { ConflictError, NotFoundError } from '../core/errors.ts'
 import { hashPassword } from './passwords.ts'
 import type { User, UserWithHash } from './types.ts'
 

@@ -2,8 +2,8 @@
 // The codes, their texts and the allowed transitions are the engine's lifecycle table
 // (engine/vdp/lifecycle.ts); this module only stores what its callers decided.
 import { statements, type Db } from './db.ts'
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.ts'
-import { identifierProblem } from './identifier.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
+import { identifierProblem } from '../core/identifier.ts'
 
 export interface VdpLogEntry { message: string; status_code: number; ts: string; type: 'status_change' }
 

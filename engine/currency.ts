@@ -6,7 +6,7 @@
 // of the pair whose validity starts at or before it. Without a rate for the pair, the inverse
 // pair's rates are used inverted. A pair without any rate, or an observation older than the
 // pair's first rate, is a 400 that names the pair. Pure: the rates come from the caller.
-import { InvalidInputError } from '../catalog/errors.ts'
+import { InvalidInputError } from '../core/errors.ts'
 
 /** One exchange rate: 1 unit of the base currency is `rate` units of the quote currency. */
 export interface Rate { validFrom: number; rate: number }

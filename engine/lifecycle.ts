@@ -9,7 +9,7 @@
 // the table only says which move is allowed and where it leads. A refused move is a
 // TransitionRefusedError (409), with the resource's own text where the table gives one
 // (`refusals`), else one that names the state and the states the trigger is allowed from.
-import { ConflictError } from '../catalog/errors.ts'
+import { ConflictError } from '../core/errors.ts'
 
 export interface Transition<T extends string> {
   trigger: T

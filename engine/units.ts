@@ -6,7 +6,7 @@
 // of the returned values, not the stored one (issue 15: °F values must not carry `°C`).
 // `currency_system` converts by exchange rates valid at each observation's time (currency.ts).
 import Qty from 'js-quantities'
-import { InvalidInputError } from '../catalog/errors.ts'
+import { InvalidInputError } from '../core/errors.ts'
 import { currencyConverter, type RateLookup } from './currency.ts'
 
 const ALIASES: Record<string, string> = {

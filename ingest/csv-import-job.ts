@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { InvalidInputError, TooLargeError } from '../catalog/errors.ts'
+import { InvalidInputError, TooLargeError } from '../core/errors.ts'
 import { lineErrorMessage, parseCsvStream, type CsvDialect, type CsvLineError, type CsvProgress } from './csv/import.ts'
 import type { ImportWriter } from './import-writer.ts'
 

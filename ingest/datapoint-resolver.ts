@@ -6,7 +6,7 @@
 // created; the resolver reports how many entries it refused and why, and the caller drops
 // (and counts) those lines while the lines of known datapoints go on.
 import type { Catalog } from '../catalog/index.ts'
-import { LintelError } from '../catalog/errors.ts'
+import { LintelError } from '../core/errors.ts'
 
 export interface Resolved {
   /** Aligned with the identifiers; undefined where creation was refused. */

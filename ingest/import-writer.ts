@@ -4,8 +4,8 @@
 // of the previous ones (the writer group-commits them, in arrival order, so a later line
 // still replaces an earlier one with the same datapoint and time).
 import type { Catalog } from '../catalog/index.ts'
-import { TooLargeError } from '../catalog/errors.ts'
-import type { Ingest } from '../engine/ingest.ts'
+import { TooLargeError } from '../core/errors.ts'
+import type { Ingest } from '../engine/ingest-port.ts'
 import type { Observation } from '../engine/store/port.ts'
 import type { CsvLineError, CsvRow } from './csv/import.ts'
 import type { WriteCheck } from './observation-writer.ts'

@@ -1,8 +1,8 @@
 // Validation of the JSON ingest body of POST /v2/project/{project_id}/timeseries (spec 1):
 // an object keyed by datapoint identifier, each value an array of {time, value}. Every
 // observation is checked before anything is stored (all-or-nothing per request).
-import { InvalidInputError } from '../catalog/errors.ts'
-import { identifierProblem } from '../catalog/identifier.ts'
+import { InvalidInputError } from '../core/errors.ts'
+import { identifierProblem } from '../core/identifier.ts'
 import { parseTimestamp } from './timestamp.ts'
 
 export interface IdentifiedObservation { id: string; time: number; value: number }

@@ -3,9 +3,9 @@
 // If the store fails, datapoints created for this batch are removed again, so a failed
 // request leaves nothing behind. Large bodies are resolved in steps (see resolve()).
 import type { Catalog } from '../catalog/index.ts'
-import { ForbiddenError } from '../catalog/errors.ts'
+import { ForbiddenError } from '../core/errors.ts'
 import type { Datapoint } from '../catalog/types.ts'
-import type { Ingest } from '../engine/ingest.ts'
+import type { Ingest } from '../engine/ingest-port.ts'
 import type { Observation } from '../engine/store/port.ts'
 import type { IdentifiedObservation } from './json-observations.ts'
 

@@ -5,7 +5,7 @@
 #      unpacked under .cache/node24 (npm pack: no install script runs).
 #   2. A separate tree (.cache/node24/tree): a copy of the sources, and a node_modules whose
 #      entries link to the project's. On Node 24 the SQLite driver is better-sqlite3 13
-#      (alias better-sqlite3-napi, catalog/sqlite-driver.ts): Node-API, a prebuilt binary from
+#      (alias better-sqlite3-napi, core/sqlite-driver.ts): Node-API, a prebuilt binary from
 #      its npm package, so nothing is compiled. A native module that must be compiled for
 #      Node 24 would be built here with npm_config_nodedir="$NODE_HOME" (node-gyp cannot
 #      download headers on this machine), never in the project's node_modules.
@@ -51,7 +51,7 @@ for entry in "$ROOT"/node_modules/* "$ROOT"/node_modules/.bin; do
 done
 
 cd "$TREE"
-node --import tsx -e "import('./catalog/sqlite-driver.ts').then(({ Database, sqliteDriver }) => { new Database(':memory:').prepare('select 1').get(); console.log('node24: ' + process.version + ' with ' + sqliteDriver) })"
+node --import tsx -e "import('./core/sqlite-driver.ts').then(({ Database, sqliteDriver }) => { new Database(':memory:').prepare('select 1').get(); console.log('node24: ' + process.version + ' with ' + sqliteDriver) })"
 npx tsc -p tsconfig.json --noEmit
 # shellcheck disable=SC2086
 npx tap $TESTS

@@ -1,7 +1,7 @@
 // The endpoint list (for authenticated users), the OpenAPI document and a health probe.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import type { RouteContext } from '../app.ts'
+import type { RouteContext } from '../route-context.ts'
 import { at, endpoints } from '../registry.ts'
 
 export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => {

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { RouteContext } from '../app.ts'
+import type { RouteContext } from '../route-context.ts'
 import { created, deleted, updated } from '../envelope.ts'
 import { validateRoleEndpoints } from '../permissions.ts'
 import { at } from '../registry.ts'

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { RouteContext } from '../app.ts'
+import type { RouteContext } from '../route-context.ts'
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, datapointPage } from '../datapoint-pages.ts'
 import { deleted, updated } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'

@@ -15,7 +15,7 @@
 //   member after a back-off, or to the next member of the group). Consumers therefore must be
 //   idempotent (store writes replace the same (series, time)).
 // - A group that never committed starts at the oldest record the log still holds.
-import { OverloadedError } from '../../catalog/errors.ts'
+import { OverloadedError } from '../../core/errors.ts'
 import type { Observation } from '../store/port.ts'
 
 /**

@@ -4,7 +4,7 @@
 // of times (every statement sent here is idempotent: reads, CREATE .. IF NOT EXISTS, and an
 // UPDATE that sets series = NULL) and then surface as OverloadedError (HTTP 503).
 import { Agent, request } from 'undici'
-import { OverloadedError } from '../../catalog/errors.ts'
+import { OverloadedError } from '../../core/errors.ts'
 
 export type Row = unknown[]
 

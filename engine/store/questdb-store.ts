@@ -57,7 +57,7 @@
 import { Sender } from '@questdb/nodejs-client'
 import type { Logger } from 'pino'
 import { Agent } from 'undici'
-import { OverloadedError } from '../../catalog/errors.ts'
+import { OverloadedError } from '../../core/errors.ts'
 import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, TimeseriesStore } from './port.ts'
 import { QuestdbHttp, type Row } from './questdb-http.ts'
 import {

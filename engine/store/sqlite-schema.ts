@@ -2,7 +2,7 @@
 // the design). Shared by the writer worker (the only connection that writes) and the read
 // connection on the main thread.
 import type BetterSqlite3 from 'better-sqlite3'
-import { Database } from '../../catalog/sqlite-driver.ts'
+import { Database } from '../../core/sqlite-driver.ts'
 
 export const DB_FILE = 'timeseries.db'
 

@@ -9,7 +9,7 @@
 import { concatMap, type SchedulerLike, type Subscription } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
-import type { Ingest } from '../ingest.ts'
+import type { Ingest } from '../ingest-port.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
 import { openReplay } from '../stream/replay.ts'

@@ -4,7 +4,7 @@
 
 export const ERR_IDENTIFIER_EMPTY = 'Identifier is empty'
 export const ERR_IDENTIFIER_BACKSLASH = 'Identifier contains a backslash'
-/** `Identifier contains the control character U+0000` (catalog/identifier.ts, issue 9). */
+/** `Identifier contains the control character U+0000` (core/identifier.ts, issue 9). */
 export function errIdentifierControl(code: string): string {
   return 'Identifier contains the control character ' + code
 }

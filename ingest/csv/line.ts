@@ -18,12 +18,12 @@
 //   in order, so `abc` gives `Cannot parse float: ''` and `abc,1` gives
 //   `Cannot parse datetime: ''` (preferred column order).
 // - Check order: identifier empty, identifier backslash, identifier control character
-//   (catalog/identifier.ts: NUL and other C0/C1 controls are refused), float, datetime.
+//   (core/identifier.ts: NUL and other C0/C1 controls are refused), float, datetime.
 // - Values: finite floats only (see number.ts); a decimal comma is accepted when the
 //   delimiter is not `,`.
 
 import { parseEpochRange, parseTimestampRange } from '../timestamp.ts'
-import { controlCharacterIn } from '../../catalog/identifier.ts'
+import { controlCharacterIn } from '../../core/identifier.ts'
 import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat, errIdentifierControl } from './errors.ts'
 import { parseFloatRange } from './number.ts'
 

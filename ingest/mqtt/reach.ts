@@ -11,7 +11,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Catalog } from '../../catalog/index.ts'
 import type { DatapointReach } from '../../catalog/mqtt-accounts.ts'
-import { parseLines } from './line-protocol.ts'
+import { parseLines } from '../../protocol/line-protocol.ts'
 
 export type AccessMode = 'read' | 'write'
 

@@ -5,8 +5,8 @@
 // (refusal-log.ts).
 import type { Observation } from '../../engine/store/port.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
-import type { Ingest } from '../../engine/ingest.ts'
-import { parseLines } from './line-protocol.ts'
+import type { Ingest } from '../../engine/ingest-port.ts'
+import { parseLines } from '../../protocol/line-protocol.ts'
 import type { ReachCheck } from './reach.ts'
 import type { RefusalLog } from './refusal-log.ts'
 import type { MqttSession } from './session.ts'

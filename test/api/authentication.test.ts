@@ -1,7 +1,7 @@
 // Authentication: Basic with email and password, bearer tokens with expiry and revocation.
 import t from 'tap'
 import { Authenticator } from '../../api/authenticate.ts'
-import { TooManyRequestsError } from '../../catalog/errors.ts'
+import { TooManyRequestsError } from '../../core/errors.ts'
 import { LoginThrottle } from '../../catalog/login-throttle.ts'
 import { addUser, basic, platform } from '../helpers/platform.ts'
 

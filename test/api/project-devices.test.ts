@@ -6,7 +6,7 @@ import { addProject, addUser, platform } from '../helpers/platform.ts'
 t.test('devices with their tags and readable child datapoints', async (t) => {
   const p = await platform(t)
   const { id: pid } = await addProject(p, p.admin, 'Devices')
-  // What the META path stores for a V2 device message (ingest/mqtt/meta-messages.ts).
+  // What the META path stores for a V2 device message (ingest/mqtt/meta-handler.ts).
   const tags = p.catalog.entityTags
   const ahu = tags.entity(pid, 'device', 'AHU 1', true)!
   tags.replaceTags('device', ahu, { vendor: 'Acme', model: '{"series":"X"}' }, ['vendor', 'model'], 'edge')

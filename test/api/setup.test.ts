@@ -4,7 +4,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { loadRdKafka } from '../../engine/log/kafka-rdkafka.ts'
-import { Database, sqliteDriver } from '../../catalog/sqlite-driver.ts'
+import { Database, sqliteDriver } from '../../core/sqlite-driver.ts'
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'))

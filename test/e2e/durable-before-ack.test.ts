@@ -7,7 +7,7 @@
 //   - a full ingest queue makes publishers and HTTP writers wait (counted), nothing dropped;
 //   - a store that refuses as overloaded gives HTTP 503 with the failure envelope.
 import t from 'tap'
-import { OverloadedError } from '../../catalog/errors.ts'
+import { OverloadedError } from '../../core/errors.ts'
 import { GatedStore } from '../helpers/gated-store.ts'
 import { ADMIN, livePlatform } from '../helpers/live-platform.ts'
 import { basic } from '../helpers/platform.ts'

@@ -2,7 +2,7 @@
 // allowed moves lead where the table says, refused ones throw a 409 naming the resource, the
 // state and where the trigger is allowed from (or the table's own reason).
 import t from 'tap'
-import { ConflictError } from '../../catalog/errors.ts'
+import { ConflictError } from '../../core/errors.ts'
 import { defineLifecycle, type LifecycleTable, TransitionRefusedError } from '../../engine/lifecycle.ts'
 
 type T = 'send' | 'ack' | 'fail' | 'queue'

@@ -6,7 +6,7 @@
 // server the file skips locally and FAILS when CI is set. Every store gets its own table
 // (lintel_test_<run>_<n>), dropped at the end, so runs never see each other's data.
 import t from 'tap'
-import { OverloadedError } from '../../catalog/errors.ts'
+import { OverloadedError } from '../../core/errors.ts'
 import type { TimeseriesStore } from '../../engine/store/port.ts'
 import { QuestdbHttp } from '../../engine/store/questdb-http.ts'
 import {

@@ -1,11 +1,11 @@
 // The SQLite store: the shared contract plus what only this adapter promises (query plans,
 // files, reopening, the pending bound, the packing helpers).
-import { Database } from '../../catalog/sqlite-driver.ts'
+import { Database } from '../../core/sqlite-driver.ts'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
-import { OverloadedError } from '../../catalog/errors.ts'
+import { OverloadedError } from '../../core/errors.ts'
 import type { Observation } from '../../engine/store/port.ts'
 import { concat, pack, writeOrder } from '../../engine/store/sqlite-batch.ts'
 import { DENSE_SAMPLE_SQL, RANGE_FIRST_SQL, RANGE_LAST_SQL, SPARSE_SAMPLE_SQL, floorDiv } from '../../engine/store/sqlite-reader.ts'

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import {
   type MetaCommand, type Tag, type TagMode, MAX_TAGS, MAX_TAG_KEY_LENGTH, MAX_TAG_VALUE_LENGTH,
   applyTagModes, parseMetaMessage, tagValueText,
-} from '../../ingest/mqtt/meta-message.ts'
+} from '../../protocol/meta-message.ts'
 
 const parse = (x: unknown, maxBytes?: number) =>
   parseMetaMessage(Buffer.from(typeof x === 'string' ? x : JSON.stringify(x)), maxBytes === undefined ? {} : { maxBytes })

@@ -33,9 +33,9 @@
 // Limits: payload <= maxBytes (1 MiB), <= MAX_TAGS tags, keys <= MAX_TAG_KEY_LENGTH
 // characters, values <= MAX_TAG_VALUE_LENGTH, identifiers <= MAX_ID_LENGTH, <= MAX_DATAPOINTS
 // children. Identifiers (entity ids, child datapoints) with a control character are refused
-// (catalog/identifier.ts, issue 9). The key `__proto__` is refused (it cannot be a key of a plain JS object).
+// (core/identifier.ts, issue 9). The key `__proto__` is refused (it cannot be a key of a plain JS object).
 
-import { controlCharacterIn } from '../../catalog/identifier.ts'
+import { controlCharacterIn } from '../core/identifier.ts'
 import { MAX_ID_LENGTH } from './line-protocol.ts'
 
 export type EntityType = 'device' | 'datapoint'

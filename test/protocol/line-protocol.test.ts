@@ -4,7 +4,7 @@ import {
   ERR_MISSING_VALUE, ERR_TAGS_TOO_LONG, ERR_TAGS_UTF8, ERR_UNESCAPED_QUOTE, ERR_UNTERMINATED_QUOTE, MAX_ID_LENGTH,
   MAX_TAGS_BYTES, errBadTags, errIdControl, errTimestamp, errTimestampRange, errTrailing, errValue, parseFloatBytes, parseLines,
   parseTagSet, parseTimestampBytes,
-} from '../../ingest/mqtt/line-protocol.ts'
+} from '../../protocol/line-protocol.ts'
 
 interface Obs { id: string; time: number; value: number; tags?: string }
 interface Result { obs: Obs[]; errors: [number, string][]; good: number; bad: number }
@@ -239,7 +239,7 @@ t.test('parseTimestampBytes directly', async t => {
   t.equal(ts('9999999999999999999x'), -1)
 })
 
-t.test('identifiers with control characters are bad lines (issue 9; catalog/identifier.ts)', async t => {
+t.test('identifiers with control characters are bad lines (issue 9; core/identifier.ts)', async t => {
   const T = '1700000000000000000'
   t.equal(err(Buffer.from(`a\u0000b value=1 ${T}`)), errIdControl('U+0000'))
   t.equal(err(Buffer.from(`"q\u0007" value=1 ${T}`)), errIdControl('U+0007'), 'quoted')

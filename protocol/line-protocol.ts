@@ -63,7 +63,7 @@
 // of the same message are still delivered.
 
 import { isUtf8 } from 'node:buffer'
-import { controlCharacterIn } from '../../catalog/identifier.ts'
+import { controlCharacterIn } from '../core/identifier.ts'
 
 export interface LineSink {
   /** One good line: identifier (unescaped), time in µs since the epoch, value, raw tag text. */
@@ -90,7 +90,7 @@ export const ERR_TAGS_UTF8 = 'tag set is not valid UTF-8'
 export const ERR_MISSING_VALUE = 'missing value='
 export const ERR_DOUBLE_BLANK = 'parts must be separated by single blanks'
 export const ERR_MISSING_TIMESTAMP = 'missing timestamp'
-/** NUL and other C0/C1 controls (after unescaping): the rule of every ingest path (catalog/identifier.ts). */
+/** NUL and other C0/C1 controls (after unescaping): the rule of every ingest path (core/identifier.ts). */
 export const errIdControl = (code: string) => `datapoint identifier contains the control character ${code}`
 export const errBadTags = (text: string) => `bad tag set (key=value pairs expected): '${text}'`
 export const errValue = (text: string) => `value is not a number: '${text}'`

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { isSetpointMessage, parseControlsMessage } from '../../ingest/mqtt/controls-message.ts'
+import { isSetpointMessage, parseControlsMessage } from '../../protocol/controls-message.ts'
 
 const parse = (x: unknown, maxBytes?: number) =>
   parseControlsMessage(Buffer.from(typeof x === 'string' ? x : JSON.stringify(x)), maxBytes === undefined ? {} : { maxBytes })

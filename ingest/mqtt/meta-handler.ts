@@ -6,7 +6,7 @@
 // neither touch other datapoints nor retag them into someone's TagAuth; device entities
 // (whose datapoint links and tags no TagAuth covers) only with the full reach.
 import type { Catalog } from '../../catalog/index.ts'
-import { applyTagModes, parseMetaMessage, type MetaCommand } from './meta-message.ts'
+import { applyTagModes, parseMetaMessage, type MetaCommand } from '../../protocol/meta-message.ts'
 import type { ReachCheck } from './reach.ts'
 import type { MqttSession } from './session.ts'
 

@@ -1,7 +1,7 @@
 import t from 'tap'
 import {
   type MqttGrant, canPublish, canSubscribe, classifyTopic, filterLevels, validClientId, MAX_CLIENT_ID_BYTES,
-} from '../../ingest/mqtt/topics.ts'
+} from '../../protocol/topics.ts'
 
 t.test('classifyTopic', async t => {
   const cases: [string, ReturnType<typeof classifyTopic>][] = [

@@ -22,6 +22,8 @@ import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
+import type { Documents } from '../engine/blobs/documents.ts'
+import { documentRoutes } from './routes/documents.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
@@ -50,6 +52,8 @@ export interface AppDeps {
   vdpRunner?: VdpRunner
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
+  /** The company and project file spaces (engine/blobs); without it their routes are not served. */
+  documents?: Documents
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -98,7 +102,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app)
   installAccessHooks(app, deps.catalog, new Authenticator(deps.catalog))
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
-  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, metrics: deps.metrics }
+  // A deleted project's file rows and quota go with it (catalog cascade); its objects here.
+  const documents = deps.documents
+  const onProjectDeleted = documents === undefined ? deps.onProjectDeleted : (projectId: number) => {
+    deps.onProjectDeleted?.(projectId)
+    documents.dropProjectSpace(projectId).catch((err) => app.log.warn({ err, projectId }, 'documents: objects of a deleted project not removed; the sweep retries'))
+  }
+  const ctx: RouteContext = { catalog: deps.catalog, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -110,6 +120,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
+  if (documents) {
+    await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
+    await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
+  }
   return app
 }
 

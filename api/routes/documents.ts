@@ -38,7 +38,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   await base.register(multipart, { limits: { fileSize: Number.MAX_SAFE_INTEGER, files: 1, fields: 5, parts: 6, fieldSize: 4096 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const n = kind === 'company' ? 80 : 90
-  const params = kind === 'project' ? ProjectParams : undefined
+  const params = kind === 'project' ? { params: ProjectParams } : {}
   const spaceOf = (req: FastifyRequest): Space => (kind === 'company'
     ? { kind: 'company', companyId: req.caller.user.company_id }
     : { kind: 'project', companyId: req.project.company_id, projectId: req.project.id })
@@ -64,7 +64,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   app.route({
     ...at(n),
     schema: {
-      params,
+      ...params,
       querystring: Type.Object({ service: Type.Optional(Type.Literal('files')) }, { additionalProperties: false }),
       response: { 200: Type.Object({ files: QuotaRecord }) },
     },
@@ -73,7 +73,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   app.route({
     ...at(n + 1),
     schema: {
-      params,
+      ...params,
       querystring: Type.Object({ folder: Type.Optional(Type.String({ maxLength: 1024 })) }, { additionalProperties: false }),
       consumes: ['multipart/form-data'],
       response: { 201: Envelope(Uploaded) },
@@ -83,7 +83,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   app.route({
     ...at(n + 2),
     schema: {
-      params,
+      ...params,
       querystring: Type.Object({
         page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
         per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })),
@@ -104,7 +104,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   app.route({
     ...at(n + 3),
     schema: {
-      params,
+      ...params,
       querystring: Type.Object({
         path: Type.String({ minLength: 1, maxLength: 2048 }),
         expiry: Type.Optional(Type.String({ maxLength: 16, description: `lifetime of the link, e.g. 30m (s, m, h, d; a bare number is minutes); default ${DEFAULT_EXPIRY_S / 60}m, at most ${MAX_EXPIRY_S / 86400}d` })),
@@ -116,7 +116,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   app.route({
     ...at(n + 4),
     schema: {
-      params,
+      ...params,
       querystring: Type.Object({
         folder: Type.Optional(Type.String({ maxLength: 1024 })),
         path: Type.Optional(Type.String({ maxLength: 1024, description: 'same as folder (the spec example names it path)' })),
@@ -132,7 +132,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
   })
   app.route({
     ...at(n + 5),
-    schema: { params, querystring: PathQuery, response: { 200: Envelope(Type.Object({ path: Type.String() })) } },
+    schema: { ...params, querystring: PathQuery, response: { 200: Envelope(Type.Object({ path: Type.String() })) } },
     handler: async (req, reply) => {
       const path = normalizePath(req.query.path)
       await documents.delete(spaceOf(req), path)

@@ -7,6 +7,7 @@ import { Catalog } from '../catalog/index.ts'
 import { LintelError } from '../catalog/errors.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { adminEndpoints } from './registry.ts'
+import { QUOTA_USAGE, QuotaUsageError, quotaCommand } from './cli-quota.ts'
 
 const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_DIR, default ./data)
 
@@ -29,9 +30,10 @@ const USAGE = `Usage: lintel <command> [options]   (data directory: LINTEL_DATA_
   mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT]
       A broker account WITHOUT expiry (operator-issued; the HTTP API only makes short-lived ones).
   mqtt delete --username NAME
-`
+${QUOTA_USAGE}`
 
-export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
+/** The exit code; a Promise of it for commands that use the catalog's async repositories (quota). */
+export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number | Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -43,6 +45,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
       enable: { type: 'boolean' }, disable: { type: 'boolean' },
+      'file-size': { type: 'string' }, files: { type: 'string' }, space: { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -64,8 +67,12 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
 
   const config = loadConfig()
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
+  let pending: Promise<number> | undefined
   try {
     switch (command) {
+      case 'quota show':
+      case 'quota set':
+        return (pending = quotaCommand(catalog, command === 'quota set' ? 'set' : 'show', values, out))
       case 'company list':
         for (const c of catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)
         return 0
@@ -146,7 +153,8 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`)
     }
   } finally {
-    catalog.close()
+    if (pending) pending.finally(() => catalog.close()).catch(() => {})
+    else catalog.close()
   }
 }
 
@@ -154,9 +162,9 @@ export class UsageError extends Error {}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    process.exitCode = runCli(process.argv.slice(2))
+    process.exitCode = await runCli(process.argv.slice(2))
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof UsageError || err instanceof QuotaUsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`lintel: ${(err as Error).message}\n`)
       process.exitCode = 2
     } else throw err

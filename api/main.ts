@@ -18,6 +18,8 @@ import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
+import { Documents } from '../engine/blobs/documents.ts'
+import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
@@ -97,6 +99,19 @@ export async function start(config: Config) {
 
   let address: string | undefined
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  let blobs: BlobStore | undefined
+  let documents: Documents | undefined
+  if (roles.has('api') && config.blobs) {
+    blobs = await openBlobStore(config.blobs)
+    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }) })
+    // Objects of spaces whose project or company was deleted (the operator's CLI deletes
+    // companies without the storage): removed at start and every 10 minutes.
+    const sweep = () => { documents!.sweep().catch((err) => logger.warn({ err }, 'documents: sweep failed')) }
+    sweep()
+    const timer = setInterval(sweep, 10 * 60_000)
+    timer.unref()
+    closers.push(() => clearInterval(timer))
+  }
   if (roles.has('api')) {
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
@@ -107,6 +122,7 @@ export async function start(config: Config) {
       onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
       metrics: () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) }),
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
+      documents,
     })
     address = await app.listen({ host: config.host, port: config.httpPort })
   }
@@ -125,13 +141,15 @@ export async function start(config: Config) {
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
     await app?.close()
+    await blobs?.close()
     await broker?.close()
     for (const s of subscriptions) await s.stop()
     await log?.close()
     await store.close()
     catalog.close()
   }
-  return { app, broker, catalog, store, vdpRuntime, address, caFile, stop }
+  const storageUrl = blobs && 'listenerUrl' in blobs ? String(blobs.listenerUrl) : undefined
+  return { app, broker, catalog, store, vdpRuntime, documents, address, caFile, storageUrl, stop }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -151,6 +169,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     lines.push(`lintel mqtt listening on mqtts://${config.host}:${ports.tls} and wss://${config.host}:${ports.ws}` +
       (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})`)
   }
+  if (platform.storageUrl) lines.push(`lintel document storage listening on ${platform.storageUrl}`)
   process.stdout.write(lines.join('\n') + '\n')
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { platform.stop().then(() => process.exit(0), () => process.exit(1)) })

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Readable } from 'node:stream'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { adminEndpoints } from '../../../api/registry.ts'
 import { Catalog } from '../../../catalog/index.ts'
 import { Documents } from '../../../engine/blobs/documents.ts'
@@ -13,7 +13,7 @@ import { openFsBlobStore } from '../../../engine/blobs/fs-store.ts'
 import type { BlobStore } from '../../../engine/blobs/port.ts'
 import { chunked } from './contract.ts'
 
-async function setup(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function setup(t: Test) {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   const { company } = catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'acme-pass-1' })
   const dir = t.testdir()

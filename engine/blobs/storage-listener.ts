@@ -59,7 +59,7 @@ export async function startStorageListener(o: ListenerOptions): Promise<StorageL
     headers['content-length'] = st.size === 0 ? 0 : end - start + 1
     res.writeHead(range.kind === 'part' ? 206 : 200, headers)
     if (req.method === 'HEAD' || st.size === 0) return res.end()
-    await pipeline(createReadStream(file, { start, end, highWaterMark: 256 * 1024 }), res)
+    await pipeline(createReadStream(file, { start, end, highWaterMark: 1024 * 1024 }), res)
   }
   const server = createServer((req, res) => {
     handle(req, res).catch(() => { if (!res.headersSent) fail(res, 500, 'InternalError', 'We encountered an internal error.', ''); else res.destroy() })

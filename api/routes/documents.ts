@@ -39,7 +39,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
     limits: { fileSize: Number.MAX_SAFE_INTEGER, files: 1, fields: 5, parts: 6, fieldSize: 4096 },
     // Larger parser buffers: fewer pause/resume turns per MiB (bench:blobs); still bounded.
     fileHwm: 1024 * 1024, highWaterMark: 1024 * 1024,
-  } as never)
+  })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const n = kind === 'company' ? 80 : 90
   const params = kind === 'project' ? { params: ProjectParams } : {}

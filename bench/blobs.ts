@@ -85,14 +85,18 @@ function upload(url: string, file: string, name: string): Promise<{ seconds: num
   })
 }
 
-/** GET the link (node:http, no WHATWG streams), streaming the body to a file on disk as a client saving it would. */
-async function download(link: string, to: string): Promise<number> {
+/** GET the link (node:http, no WHATWG streams): into a file on disk as a client saving it
+ *  would, or counted and dropped (the storage's own serving rate, without the client's disk). */
+async function download(link: string, to?: string): Promise<number> {
   const t0 = performance.now()
   const res = await new Promise<IncomingMessage>((resolve, reject) => get(link, resolve).on('error', reject))
   if (res.statusCode !== 200) throw new Error(`download: ${res.statusCode}`)
-  await pipeline(res, createWriteStream(to, { highWaterMark: MB }))
+  let got = 0
+  if (to) await pipeline(res, createWriteStream(to, { highWaterMark: MB }))
+  else for await (const chunk of res) got += (chunk as Buffer).length
   const s = (performance.now() - t0) / 1000
-  rmSync(to)
+  if (to) rmSync(to)
+  else if (got !== size) throw new Error(`download: ${got} bytes of ${size}`)
   return s
 }
 
@@ -111,7 +115,7 @@ try {
   const sha256 = await writeRandomFile(file)
   const pid = (await api(server, 'POST', '/v2/company/project', { name: 'bench-blobs' })).resource.project.id
   const rssBefore = await peakRssMb(server.child.pid!)
-  const rows: { copy: number; stream: number; up: number; down: number }[] = []
+  const rows: { copy: number; stream: number; up: number; down: number; toDisk: number }[] = []
   for (let round = 1; round <= rounds; round++) {
     progress(`round ${round}/${rounds}: disk copy`)
     const copy = await diskCopy(file, join(dir, 'copy.bin'))
@@ -121,12 +125,13 @@ try {
     if (up.body.resource.sha256 !== sha256) throw new Error('the stored SHA-256 differs from the file\'s')
     const { download_link: link } = await api(server, 'GET', `/v2/project/${pid}/file?path=bench/r${round}.bin&expiry=1h`)
     progress(`round ${round}/${rounds}: download through the link`)
-    const down = await download(link, join(dir, 'download.bin'))
+    const down = await download(link)
+    const toDisk = await download(link, join(dir, 'download.bin'))
     await api(server, 'DELETE', `/v2/project/${pid}/file?path=bench/r${round}.bin`)
-    rows.push({ copy, stream, up: up.seconds, down })
-    emit({ bench: 'blobs', storage: mode, round, size_mib: sizeMb, disk_copy_mib_s: +(sizeMb / copy).toFixed(1), stream_copy_mib_s: +(sizeMb / stream).toFixed(1), api_upload_mib_s: +(sizeMb / up.seconds).toFixed(1), link_download_mib_s: +(sizeMb / down).toFixed(1) })
+    rows.push({ copy, stream, up: up.seconds, down, toDisk })
+    emit({ bench: 'blobs', storage: mode, round, size_mib: sizeMb, disk_copy_mib_s: +(sizeMb / copy).toFixed(1), stream_copy_mib_s: +(sizeMb / stream).toFixed(1), api_upload_mib_s: +(sizeMb / up.seconds).toFixed(1), link_download_mib_s: +(sizeMb / down).toFixed(1), link_download_to_disk_mib_s: +(sizeMb / toDisk).toFixed(1) })
   }
-  const m = (k: 'copy' | 'stream' | 'up' | 'down') => median(rows.map((r) => r[k]))
+  const m = (k: 'copy' | 'stream' | 'up' | 'down' | 'toDisk') => median(rows.map((r) => r[k]))
   const rssAfter = await peakRssMb(server.child.pid!)
   emit({
     bench: 'blobs', storage: mode, summary: true, size_mib: sizeMb, rounds,
@@ -134,10 +139,12 @@ try {
     stream_copy_mib_s: +(sizeMb / m('stream')).toFixed(1),
     api_upload_mib_s: +(sizeMb / m('up')).toFixed(1),
     link_download_mib_s: +(sizeMb / m('down')).toFixed(1),
+    link_download_to_disk_mib_s: +(sizeMb / m('toDisk')).toFixed(1),
     upload_ratio_to_disk: +(m('copy') / m('up')).toFixed(2),
     download_ratio_to_disk: +(m('copy') / m('down')).toFixed(2),
     upload_ratio_to_stream_copy: +(m('stream') / m('up')).toFixed(2),
     download_ratio_to_stream_copy: +(m('stream') / m('down')).toFixed(2),
+    download_to_disk_ratio_to_disk: +(m('copy') / m('toDisk')).toFixed(2),
     server_peak_rss_mib_before: rssBefore, server_peak_rss_mib_after: rssAfter,
     server_rss_growth_mib: rssAfter - rssBefore,
   })

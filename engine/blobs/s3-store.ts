@@ -1,8 +1,8 @@
 // Scaled adapter of the document store: any S3-compatible object storage (S3Proxy in tests),
 // links presigned by the AWS SDK, so downloads never pass through the platform (spec 1
-// "Documents"). Uploads stream as a multipart upload in 8 MiB parts with one part in flight:
-// memory stays near two parts whatever the file size; a failed upload is aborted, so no
-// object (and no orphaned part) appears.
+// "Documents"). Uploads stream as a multipart upload in 8 MiB parts, 3 on the wire at once:
+// memory stays near four parts (32 MiB) whatever the file size; a failed upload is aborted,
+// so no object (and no orphaned part) appears.
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand,
   DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand,
@@ -20,6 +20,8 @@ export interface S3BlobOptions {
   region?: string
   /** Bytes per multipart part (at least 5 MiB, the S3 minimum). */
   partSize?: number
+  /** Parts uploaded at the same time (memory: about (parallel + 1) × partSize per upload). */
+  parallel?: number
 }
 
 const MiB = 1024 * 1024
@@ -33,6 +35,7 @@ export async function openS3BlobStore(o: S3BlobOptions): Promise<BlobStore> {
   })
   const Bucket = o.bucket
   const partSize = Math.max(5 * MiB, o.partSize ?? 8 * MiB)
+  const parallel = Math.max(1, o.parallel ?? 3)
   try {
     await client.send(new HeadBucketCommand({ Bucket }))
   } catch (err) {
@@ -44,17 +47,19 @@ export async function openS3BlobStore(o: S3BlobOptions): Promise<BlobStore> {
     assertKey(Key)
     let UploadId: string | undefined
     const parts: { ETag?: string; PartNumber: number }[] = []
-    let inFlight: Promise<void> | undefined
+    const inFlight: Promise<void>[] = []
     let chunks: Buffer[] = []
     let length = 0
     const sendPart = async (data: Buffer) => {
       UploadId ??= (await client.send(new CreateMultipartUploadCommand({ Bucket, Key }))).UploadId
-      await inFlight // at most one part on the wire while the next one fills
+      // At most `parallel` parts on the wire while the next one fills: memory stays bounded.
+      while (inFlight.length >= parallel) await inFlight.shift()
       const PartNumber = parts.length + 1
       const entry = { PartNumber, ETag: undefined as string | undefined }
       parts.push(entry)
-      inFlight = client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: data })).then((r) => { entry.ETag = r.ETag })
-      inFlight.catch(() => {}) // awaited below; never an unhandled rejection meanwhile
+      const sent = client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: data })).then((r) => { entry.ETag = r.ETag })
+      sent.catch(() => {}) // awaited below; never an unhandled rejection meanwhile
+      inFlight.push(sent)
     }
     try {
       for await (const chunk of body) {
@@ -73,10 +78,10 @@ export async function openS3BlobStore(o: S3BlobOptions): Promise<BlobStore> {
         return
       }
       if (rest.length > 0) await sendPart(rest)
-      await inFlight
+      await Promise.all(inFlight)
       await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: parts } }))
     } catch (err) {
-      await inFlight?.catch(() => {})
+      await Promise.allSettled(inFlight)
       if (UploadId !== undefined) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId })).catch(() => {})
       throw err
     }

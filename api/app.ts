@@ -24,6 +24,8 @@ import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
+import type { Documents } from '../engine/blobs/documents.ts'
+import { documentRoutes } from './routes/documents.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
@@ -60,6 +62,8 @@ export interface AppDeps {
    * within 5 minutes, then 429 with Retry-After until the window ends.
    */
   loginThrottle?: LoginThrottle | LoginThrottleOptions
+  /** The company and project file spaces (engine/blobs); without it their routes are not served. */
+  documents?: Documents
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -110,7 +114,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const auth = new Authenticator(deps.catalog, { throttle })
   installAccessHooks(app, deps.catalog, auth)
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
-  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
+  // A deleted project's file rows and quota go with it (catalog cascade); its objects here.
+  const documents = deps.documents
+  const onProjectDeleted = documents === undefined ? deps.onProjectDeleted : (projectId: number) => {
+    deps.onProjectDeleted?.(projectId)
+    documents.dropProjectSpace(projectId).catch((err) => app.log.warn({ err, projectId }, 'documents: objects of a deleted project not removed; the sweep retries'))
+  }
+  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -122,5 +132,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
+  if (documents) {
+    await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
+    await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
+  }
   return app
 }

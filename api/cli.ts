@@ -14,6 +14,7 @@ import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
 import { adminEndpoints } from './registry.ts'
+import { QUOTA_USAGE, QuotaUsageError, quotaCommand } from './cli-quota.ts'
 
 const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./data)
   --init: create the catalog if the data directory has none (otherwise such a directory is refused)
@@ -46,9 +47,12 @@ const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LIN
   metrics
       Counters of the whole running server (MQTT broker, ingest queue), from the snapshot it
       writes into the data directory every 5 s. Over HTTP a company sees only its own.
-${CURRENCY_USAGE}`
+${CURRENCY_USAGE}
 
-export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
+${QUOTA_USAGE}`
+
+/** The exit code; a Promise of it for commands that use the catalog's async repositories (quota). */
+export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number | Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -61,6 +65,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
       enable: { type: 'boolean' }, disable: { type: 'boolean' }, datapoints: { type: 'string' },
       init: { type: 'boolean' }, from: { type: 'string' },
+      'file-size': { type: 'string' }, files: { type: 'string' }, space: { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -90,9 +95,13 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
     throw new UsageError(`no catalog in '${config.dataDir}' (LINTEL_DATA_DIR): start the server there first, point LINTEL_DATA_DIR at your data directory, or add --init to create an empty catalog`)
   }
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
+  let pending: Promise<number> | undefined
   try {
     if (positionals[0] === 'currency') return runCurrency(catalog, positionals.slice(1), values.from, out, (m) => new UsageError(m))
     switch (command) {
+      case 'quota show':
+      case 'quota set':
+        return (pending = quotaCommand(catalog, command === 'quota set' ? 'set' : 'show', values, out))
       case 'company list':
         for (const c of catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)
         return 0
@@ -189,7 +198,8 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`)
     }
   } finally {
-    catalog.close()
+    if (pending) pending.finally(() => catalog.close()).catch(() => {})
+    else catalog.close()
   }
 }
 
@@ -207,9 +217,9 @@ function printMetrics(dataDir: string, out: (s: string) => void): number {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
-    process.exitCode = runCli(process.argv.slice(2))
+    process.exitCode = await runCli(process.argv.slice(2))
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof UsageError || err instanceof QuotaUsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`lintel: ${(err as Error).message}\n`)
       process.exitCode = 2
     } else throw err

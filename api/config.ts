@@ -2,6 +2,8 @@
 // keys are the same variable names (the environment wins over the file). Validated at start:
 // every wrong value is reported by name, with what was expected and what was given.
 import { readFileSync } from 'node:fs'
+import type { BlobConfig } from '../engine/blobs/index.ts'
+import { readBlobsConfig } from './blobs-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -46,6 +48,8 @@ export interface Config {
     /** Largest MQTT packet after login, bytes (LINTEL_MQTT_MAX_PACKET_KB, default 1024 KiB). */
     maxPacketBytes: number
   }
+  /** Document storage (api/blobs-config.ts); undefined: documents are not served. */
+  blobs?: BlobConfig
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
 }
@@ -143,6 +147,8 @@ export function loadConfig(env: Source = process.env): Config {
   } else if (given > 0) {
     problems.push('LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL and LINTEL_ADMIN_PASSWORD must be given together')
   }
+
+  config.blobs = readBlobsConfig(source, { ...config, splitRoles: config.roles.size > 0 && config.roles.size < ROLES.length }, problems)
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
   return config

@@ -23,6 +23,8 @@ import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
+import { Documents } from '../engine/blobs/documents.ts'
+import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
@@ -156,6 +158,19 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
 
   let address: string | undefined
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  let blobs: BlobStore | undefined
+  let documents: Documents | undefined
+  if (roles.has('api') && config.blobs) {
+    blobs = await openBlobStore(config.blobs)
+    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }) })
+    // Objects of spaces whose project or company was deleted (the operator's CLI deletes
+    // companies without the storage): removed at start and every 10 minutes.
+    const sweep = () => { documents!.sweep().catch((err) => logger.warn({ err }, 'documents: sweep failed')) }
+    sweep()
+    const timer = setInterval(sweep, 10 * 60_000)
+    timer.unref()
+    closers.push(() => clearInterval(timer))
+  }
   if (roles.has('api')) {
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
@@ -168,6 +183,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       // A company sees the broker's counters of its own projects only (issue 9, item 9).
       metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
+      documents,
     })
     try {
       address = await app.listen({ host: config.host, port: config.httpPort })
@@ -219,13 +235,15 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     logger.debug('shutdown: closing the engine and the stores')
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
+    await blobs?.close()
     for (const s of subscriptions) await s.stop()
     await log?.close()
     await store.close()
     catalog.close()
     lock?.release()
   }
-  return { app, broker, catalog, store, vdpRuntime, projectRuntimes, address, caFile, stop }
+  const storageUrl = blobs && 'listenerUrl' in blobs ? String(blobs.listenerUrl) : undefined
+  return { app, broker, catalog, store, vdpRuntime, projectRuntimes, documents, address, caFile, storageUrl, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */
@@ -260,6 +278,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     lines.push(`lintel mqtt listening on mqtts://${config.host}:${ports.tls} and wss://${config.host}:${ports.ws}` +
       (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})`)
   }
+  if (platform.storageUrl) lines.push(`lintel document storage listening on ${platform.storageUrl}`)
   process.stdout.write(lines.join('\n') + '\n')
   let stopping = false
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

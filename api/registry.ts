@@ -72,6 +72,20 @@ export const endpoints: readonly Endpoint[] = [
   e(73, 'DELETE', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Delete a stopped virtual datapoint'),
   e(74, 'GET', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Read a virtual datapoint with its log'),
   e(75, 'GET', '/v2/project/{project_id}/virtual_datapoints', 'Project', 'List virtual datapoints: search, filter by status_code, pages'),
+
+  // Documents (spec 1 "Documents"): the company space, then the same six for a project space.
+  e(80, 'GET', '/v2/company/quota', 'Company', 'Quota of the company file space: limits, use, what is available'),
+  e(81, 'POST', '/v2/company/file', 'Company', 'Upload a new file to the company space (multipart field file; folder created if missing)'),
+  e(82, 'GET', '/v2/company/files', 'Company', 'List files of the company space: search in paths, pages'),
+  e(83, 'GET', '/v2/company/file', 'Company', 'An expiring download link of a company file, served by the storage'),
+  e(84, 'PUT', '/v2/company/file', 'Company', 'Replace an existing company file'),
+  e(85, 'DELETE', '/v2/company/file', 'Company', 'Delete a company file or folder'),
+  e(90, 'GET', '/v2/project/{project_id}/quota', 'Project', 'Quota of the project file space: limits, use, what is available'),
+  e(91, 'POST', '/v2/project/{project_id}/file', 'Project', 'Upload a new file to the project space (multipart field file; folder created if missing)'),
+  e(92, 'GET', '/v2/project/{project_id}/files', 'Project', 'List files of the project space: search in paths, pages'),
+  e(93, 'GET', '/v2/project/{project_id}/file', 'Project', 'An expiring download link of a project file, served by the storage'),
+  e(94, 'PUT', '/v2/project/{project_id}/file', 'Project', 'Replace an existing project file'),
+  e(95, 'DELETE', '/v2/project/{project_id}/file', 'Project', 'Delete a project file or folder'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

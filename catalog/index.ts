@@ -3,6 +3,7 @@ import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
 import { EntityTags } from './entity-tags.ts'
+import { FileSpaces } from './files.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
@@ -21,6 +22,7 @@ export class Catalog {
   readonly mqttAccounts: MqttAccounts
   readonly entityTags: EntityTags
   readonly virtualDatapoints: VirtualDatapoints
+  readonly files: FileSpaces
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -32,6 +34,7 @@ export class Catalog {
     this.mqttAccounts = new MqttAccounts(db)
     this.entityTags = new EntityTags(db)
     this.virtualDatapoints = new VirtualDatapoints(db)
+    this.files = new FileSpaces(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

@@ -237,4 +237,31 @@ export const migrations: readonly Migration[] = [
     PRIMARY KEY (base, quote, valid_from)
   ) WITHOUT ROWID;
   `,
+  // 7: documents (spec 1 "Documents and quotas"): the files of company and project spaces
+  //    with their SHA-256 and storage key, and the quota each space was ordered with. A space
+  //    is 'c<company id>' or 'p<project id>'; deleting the owner cascades to both tables.
+  `
+  CREATE TABLE file_quotas (
+    space TEXT PRIMARY KEY,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    file_size_bytes INTEGER NOT NULL,
+    files INTEGER NOT NULL,
+    space_bytes INTEGER NOT NULL
+  );
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    space TEXT NOT NULL,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    object_key TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    last_modified INTEGER NOT NULL,
+    UNIQUE (space, path)
+  );
+  CREATE INDEX files_project ON files(project_id) WHERE project_id IS NOT NULL;
+  CREATE INDEX files_company ON files(company_id);
+  `,
 ]

@@ -14,6 +14,7 @@ t.test('defaults', async (t) => {
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true,
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
+    blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
   })
 })
 

@@ -7,6 +7,7 @@ import { VirtualDatapoints } from './virtual-datapoints.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
+import { SeriesTags } from './series-tags.ts'
 import { Tokens } from './tokens.ts'
 import type { AdminEndpoints } from './types.ts'
 import { Users } from './users.ts'
@@ -21,6 +22,8 @@ export class Catalog {
   readonly mqttAccounts: MqttAccounts
   readonly entityTags: EntityTags
   readonly virtualDatapoints: VirtualDatapoints
+  /** Dynamic tags of MQTT lines (Promise-returning from the start). */
+  readonly seriesTags: SeriesTags
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -32,6 +35,7 @@ export class Catalog {
     this.mqttAccounts = new MqttAccounts(db)
     this.entityTags = new EntityTags(db)
     this.virtualDatapoints = new VirtualDatapoints(db)
+    this.seriesTags = new SeriesTags(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

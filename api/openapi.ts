@@ -26,7 +26,12 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   70: [409, 413], 71: [409, 503], 72: [409], 73: [409],
 }
 
-const failure = (description: string) => ({ description, ...Failure })
+/** Headers that come with some failures (error-handler.ts). */
+const HEADERS: Readonly<Record<number, Record<string, unknown>>> = {
+  401: { 'www-authenticate': { type: 'string', description: 'Basic realm="lintel", charset="UTF-8"' } },
+  429: { 'retry-after': { type: 'integer', description: 'Seconds until a login may be tried again' } },
+}
+const failure = (status: number) => ({ description: TEXT[status], ...Failure, ...(HEADERS[status] ? { headers: HEADERS[status] } : {}) })
 const TEXT: Readonly<Record<number, string>> = {
   400: 'Invalid input (failure envelope)',
   401: 'No or wrong credentials (failure envelope; WWW-Authenticate: Basic)',
@@ -61,7 +66,7 @@ export function documentRoute(route: RouteOptions): void {
   const x = endpoint(no)
   const schema = (route.schema ?? {}) as Record<string, unknown>
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
-  for (const s of errorStatuses(no, schema)) response[s] ??= failure(TEXT[s])
+  for (const s of errorStatuses(no, schema)) response[s] ??= failure(s)
   const extra: Record<string, unknown> = {}
   // 6 exchanges a login for a token: a bearer token is refused there (403).
   if (no === 6) extra.security = [{ basic: [] }]

@@ -16,14 +16,13 @@ import { Failure } from './schemas.ts'
 const EXTRA: Readonly<Record<number, readonly number[]>> = {
   2: [403, 409], // wrong current_password; email taken
   6: [403], // a bearer token cannot create tokens
-  11: [409, 413], 12: [409, 413], // handle taken; project quota
-  13: [404, 409], // other company; email taken
+  13: [404, 409], // another company's id; email taken
   15: [409], 17: [409], 34: [409], 36: [409], // role name taken
   32: [503], // deleting the series in the store
-  50: [413, 503], 51: [413, 503], 53: [413, 503], // quotas, upload limit; store busy
+  50: [503], 51: [503], 53: [503], // the store is busy (413: quota or upload limit, as every body)
   52: [503],
-  60: [409, 413], 61: [409],
-  70: [409, 413], 71: [409, 503], 72: [409], 73: [409],
+  60: [409], // username taken
+  70: [409], 71: [409], 73: [409], // already exists; the state does not allow the move
 }
 
 /** Headers that come with some failures (error-handler.ts). */

@@ -13,7 +13,7 @@ import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
 import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throttle.ts'
 import { installErrorHandling } from './error-handler.ts'
-import { endpoint } from './registry.ts'
+import { documentRoute, swaggerOptions } from './openapi.ts'
 import { authRoutes } from './routes/auth.ts'
 import { companyRoutes } from './routes/company.ts'
 import { companyRoleRoutes } from './routes/company-roles.ts'
@@ -94,20 +94,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (req.body === undefined && (req.method === 'PUT' || req.method === 'POST')) req.body = {}
   })
 
-  // OpenAPI generated from the route schemas, with each route's endpoint number.
-  app.addHook('onRoute', (route) => {
-    const no = route.config?.endpoint
-    if (no === undefined) return
-    const x = endpoint(no)
-    route.schema = { ...route.schema, summary: `${x.number} - ${x.summary}`, operationId: `endpoint${x.number}`, tags: [x.scope] }
-  })
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Lintel API', version: '2.0.0', description: 'Building-data platform. Every route has an endpoint number (operationId endpointN) that RBAC grants refer to.' },
-      components: { securitySchemes: { basic: { type: 'http', scheme: 'basic' }, bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ basic: [] }, { bearer: [] }],
-    },
-  })
+  // OpenAPI generated from the route schemas, with each route's endpoint number and failures (api/openapi.ts).
+  app.addHook('onRoute', documentRoute)
+  await app.register(swagger, swaggerOptions)
 
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)

@@ -8,6 +8,7 @@ import { VirtualDatapoints } from './virtual-datapoints.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
+import { SeriesTags } from './series-tags.ts'
 import { Tokens } from './tokens.ts'
 import type { AdminEndpoints } from './types.ts'
 import { Users } from './users.ts'
@@ -23,6 +24,8 @@ export class Catalog {
   readonly entityTags: EntityTags
   readonly virtualDatapoints: VirtualDatapoints
   readonly files: FileSpaces
+  /** Dynamic tags of MQTT lines (Promise-returning from the start). */
+  readonly seriesTags: SeriesTags
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -35,6 +38,7 @@ export class Catalog {
     this.entityTags = new EntityTags(db)
     this.virtualDatapoints = new VirtualDatapoints(db)
     this.files = new FileSpaces(db)
+    this.seriesTags = new SeriesTags(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

@@ -264,4 +264,20 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX files_project ON files(project_id) WHERE project_id IS NOT NULL;
   CREATE INDEX files_company ON files(company_id);
   `,
+  // 8: dynamic, time-dependent tags of MQTT line protocol (spec 3, line format rule 4;
+  //    catalog/series-tags.ts): one row per change of a tag's value of a series, holding from
+  //    valid_from (µs) until the key's next row. project_id is kept for the per-project bound.
+  //    Bounds (operator settings, like max_datapoints_per_project): rows per series and per project.
+  `
+  CREATE TABLE series_tags (
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    project_id INTEGER NOT NULL,
+    PRIMARY KEY (datapoint, key, valid_from)
+  ) WITHOUT ROWID;
+  CREATE INDEX series_tags_project ON series_tags (project_id);
+  INSERT INTO catalog_settings (key, value) VALUES ('max_tag_changes_per_series', 1000), ('max_tag_changes_per_project', 100000);
+  `,
 ]

@@ -105,7 +105,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const auth = new MqttAuthenticator(catalog)
   const reach = new ReachCheck(catalog, deps.datapointAccess)
   const refusals = new RefusalLog(log)
-  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals)
+  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals, catalog.seriesTags)
   const meta = new MetaMessages(catalog, reach)
   const controls = new Subject<RoutedControls>()
   const counters = new BrokerCounters()
@@ -184,6 +184,8 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
           counters.add('lines_stored', s.projectId, n.stored)
           counters.add('lines_dropped', s.projectId, n.bad)
           counters.add('lines_outside_grant', s.projectId, n.outside)
+          counters.add('tag_changes_stored', s.projectId, n.tagsStored)
+          counters.add('tag_changes_over_limit', s.projectId, n.tagsOverLimit)
           if (n.outside > 0) {
             // Subscribers never see lines that were refused.
             const kept = keepLines(payload, (id) => reach.allows(s.projectId, s.reach.write, id, 'write'))

@@ -4,7 +4,8 @@
 // - the failure envelope {success: false, error, operation} for each error status a route
 //   can answer, chosen by the endpoint's scope and inputs (DESIGN.md status table) plus the
 //   statuses only some endpoints answer (EXTRA below);
-// - the multipart request body of the CSV upload (51, 53), which the route cannot declare
+// - the multipart request bodies of the CSV upload (51, 53) and of documents (81, 84, 91,
+//   94), which the routes cannot declare
 //   as a body schema (the file is streamed, not parsed into req.body);
 // - the security schemes (HTTP Basic and bearer tokens) and a non-empty `servers`.
 import type { RouteOptions } from 'fastify'
@@ -23,6 +24,8 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   52: [503],
   60: [409], // username taken
   70: [409], 71: [409], 73: [409], // already exists; the state does not allow the move
+  // documents (company 80-85, project 90-95): unknown file, quota, a link the storage refuses
+  80: [404], 81: [404], 82: [404], 83: [404], 84: [404], 85: [404],
 }
 
 /** Headers that come with some failures (error-handler.ts). */
@@ -72,11 +75,15 @@ export function documentRoute(route: RouteOptions): void {
   route.schema = { ...schema, ...extra, response, summary: `${x.number} - ${x.summary}`, operationId: `endpoint${x.number}`, tags: [x.scope] }
 }
 
-/** The multipart body of the CSV upload (spec 1: the file in the form field `import_file`). */
-const UPLOAD_BODY = {
+/** Multipart bodies: the CSV upload (spec 1: form field `import_file`) and documents (`file`). */
+const uploadBody = (field: string, description: string) => ({
   type: 'object',
-  required: ['import_file'],
-  properties: { import_file: { type: 'string', format: 'binary', description: 'The CSV file' } },
+  required: [field],
+  properties: { [field]: { type: 'string', format: 'binary', description } },
+})
+const UPLOAD_BODIES: Readonly<Record<string, ReturnType<typeof uploadBody>>> = {
+  importTimeseries: uploadBody('import_file', 'The CSV file'),
+  file: uploadBody('file', 'The document'),
 }
 
 export const swaggerOptions: SwaggerOptions = {
@@ -102,6 +109,7 @@ export const swaggerOptions: SwaggerOptions = {
   transform: ({ schema, url }) => {
     const s = schema as unknown as Record<string, unknown> | undefined
     if (!s || !(s.consumes as string[] | undefined)?.includes('multipart/form-data')) return { schema, url }
-    return { schema: { ...s, body: UPLOAD_BODY } as never, url }
+    const body = url.includes('/importTimeseries') ? UPLOAD_BODIES.importTimeseries : UPLOAD_BODIES.file
+    return { schema: { ...s, body } as never, url }
   },
 }

@@ -145,6 +145,23 @@ export async function representativeTraffic(base: string, admin: Login): Promise
   await ok(73, 'DELETE', `${vdp}?dataPointID=double`)
   await bad(73, 'DELETE', `${vdp}?dataPointID=double`)
 
+  // Documents: the company space (80-85) and the project space (90-95).
+  const file = (text: string, name = 'plan.txt') => { const f = new FormData(); f.append('file', new Blob([text], { type: 'text/plain' }), name); return f }
+  for (const [first, base] of [[80, '/v2/company'], [90, p]] as const) {
+    await ok(first, 'GET', `${base}/quota`)
+    await bad(first, 'GET', `${base}/quota`, { who: newbie })
+    await ok(first + 1, 'POST', `${base}/file?folder=docs`, { form: file('first') })
+    await bad(first + 1, 'POST', `${base}/file?folder=docs`, { form: file('again') })
+    await ok(first + 2, 'GET', `${base}/files?search=plan`)
+    await bad(first + 2, 'GET', `${base}/files?per_page=0`)
+    await ok(first + 3, 'GET', `${base}/file?path=docs/plan.txt&expiry=30m`)
+    await bad(first + 3, 'GET', `${base}/file?path=docs/none.txt`)
+    await ok(first + 4, 'PUT', `${base}/file?folder=docs`, { form: file('second') })
+    await bad(first + 4, 'PUT', `${base}/file?folder=docs`, { form: file('none', 'none.txt') })
+    await ok(first + 5, 'DELETE', `${base}/file?path=docs/plan.txt`)
+    await bad(first + 5, 'DELETE', `${base}/file?path=docs/plan.txt`)
+  }
+
   // Last: a user deletes its own account.
   await bad(3, 'DELETE', '/v2/user', { who: { ...newbie, password: 'wrong-password' } })
   await ok(3, 'DELETE', '/v2/user', { who: newbie })

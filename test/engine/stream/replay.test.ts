@@ -40,7 +40,7 @@ t.test('openReplay: history in event-time order across inputs, then live buffere
   const seen: { key: string; obs: Obs; stored: boolean }[] = []
   for (const key of ['a', 'b']) replay.input(key).subscribe((obs) => seen.push({ key, obs, stored: replay.alreadyStored(obs.time) }))
   t.same(seen, [], 'nothing flows before feed()')
-  replay.feed()
+  await replay.feed()
   t.same(seen, [
     { key: 'a', obs: o(1 * M, 10), stored: true },
     { key: 'b', obs: o(2 * M, 20), stored: true },
@@ -67,7 +67,7 @@ t.test('openReplay: an observation stored during the reads but not read back is 
   const replay = await openReplay({ read, live: (s) => bus.series(s) }, [{ key: 'a', series: 1, range: { kind: 'count', n: 5 } }], 9)
   const seen: Obs[] = []
   replay.input('a').subscribe((x) => seen.push(x))
-  replay.feed()
+  await replay.feed()
   t.same(seen, [o(1 * M, 10), o(2 * M, 20)])
   t.throws(() => replay.input('c'), /no input 'c'/)
 })

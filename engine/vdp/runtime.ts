@@ -14,7 +14,7 @@ import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { Ingest } from '../ingest-port.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
-import { openReplay } from '../stream/replay.ts'
+import { openReplay, type ReplayLimits } from '../stream/replay.ts'
 import { parseVdpConfig } from './config.ts'
 import { VDP_LIFECYCLE } from './lifecycle.ts'
 import { buildPipeline, inputRange } from './pipeline.ts'
@@ -39,6 +39,8 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     bus: ObservationBus
     log: RuntimeLog
     scheduler?: SchedulerLike
+    /** Page size and horizon of the catch-up on start (tests lower them). */
+    catchUp?: ReplayLimits
   }) {}
 
   isRunning(id: number): boolean {
@@ -64,7 +66,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     const log = this.deps.log
     const onHorizon = (h: { lastOutput: number; catchUpAfter: number }) =>
       (log.warn ?? log.info).call(log, { vdp: v.dataPointID, project_id: v.project_id, ...h }, 'catch-up horizon reached: older inputs after the last output are not computed')
-    const replay = await openReplay({ read: (s, q) => store.read(s, q), live: (s) => bus.series(s), onHorizon }, inputs, output)
+    const replay = await openReplay({ read: (s, q) => store.read(s, q), live: (s) => bus.series(s), onHorizon }, inputs, output, this.deps.catchUp)
     if (!this.starting.has(v.id)) { // stopped (e.g. its project deleted) while the store was read
       replay.close()
       return

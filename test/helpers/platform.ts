@@ -21,8 +21,9 @@ export interface Platform {
 
 export const basic = (l: Login) => 'Basic ' + Buffer.from(`${l.email}:${l.password}`).toString('base64')
 
-export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string } = {}): Promise<Platform> {
-  const catalog = Catalog.open(':memory:', adminEndpoints)
+/** @param opts.now the catalog's clock (MQTT account expiry), ms */
+export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string; now?: () => number } = {}): Promise<Platform> {
+  const catalog = Catalog.open(':memory:', adminEndpoints, { now: opts.now })
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
   const { user } = catalog.createCompanyWithAdmin(company, admin)

@@ -27,22 +27,23 @@ export class Catalog {
   /** Dynamic tags of MQTT lines (Promise-returning from the start). */
   readonly seriesTags: SeriesTags
 
-  constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
+  /** @param opts.now the clock of validity checks (MQTT account expiry), ms; tests move it */
+  constructor (readonly db: Db, adminEndpoints: AdminEndpoints, opts: { now?: () => number } = {}) {
     this.companies = new Companies(db)
     this.users = new Users(db)
     this.roles = new Roles(db, adminEndpoints)
     this.projects = new Projects(db, this.roles)
     this.datapoints = new Datapoints(db)
     this.tokens = new Tokens(db)
-    this.mqttAccounts = new MqttAccounts(db)
+    this.mqttAccounts = new MqttAccounts(db, opts.now)
     this.entityTags = new EntityTags(db)
     this.virtualDatapoints = new VirtualDatapoints(db)
     this.files = new FileSpaces(db)
     this.seriesTags = new SeriesTags(db)
   }
 
-  static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {
-    return new Catalog(openCatalogDb(dataDir), adminEndpoints)
+  static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints, opts: { now?: () => number } = {}): Catalog {
+    return new Catalog(openCatalogDb(dataDir), adminEndpoints, opts)
   }
 
   /** Runs fn in one transaction: a failing request writes nothing (all-or-nothing). */

@@ -25,8 +25,9 @@ export interface Platform {
 
 export const basic = (l: Login) => 'Basic ' + Buffer.from(`${l.email}:${l.password}`).toString('base64')
 
+/** @param opts.now the clock of the catalog (MQTT account expiry) and of documents (link expiry), ms */
 export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string; blobs?: BlobStore; now?: () => number } = {}): Promise<Platform> {
-  const catalog = Catalog.open(':memory:', adminEndpoints)
+  const catalog = Catalog.open(':memory:', adminEndpoints, { now: opts.now })
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
   const { user } = catalog.createCompanyWithAdmin(company, admin)

@@ -72,6 +72,18 @@ export const endpoints: readonly Endpoint[] = [
   e(73, 'DELETE', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Delete a stopped virtual datapoint'),
   e(74, 'GET', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Read a virtual datapoint with its log'),
   e(75, 'GET', '/v2/project/{project_id}/virtual_datapoints', 'Project', 'List virtual datapoints: search, filter by status_code, pages'),
+
+  // Alerts (spec 3 "Further endpoints", issue 13): block 80-89. Routes under /v2/alert take
+  // the project as the query parameter project_id, like endpoint 52.
+  e(80, 'POST', '/v2/alert/threshold', 'Project', 'Create a threshold alert on a datapoint (levels info, warn, crit)'),
+  e(81, 'POST', '/v2/alert/throughput', 'Project', 'Create a throughput alert (fewer than N observations within a window)'),
+  e(82, 'POST', '/v2/alert/{alert_id}/enable', 'Project', 'Enable an alert'),
+  e(83, 'POST', '/v2/alert/{alert_id}/disable', 'Project', 'Disable an alert (a raised alert is reset)'),
+  e(84, 'DELETE', '/v2/alert/{alert_id}', 'Project', 'Delete an alert with its events'),
+  e(85, 'GET', '/v2/project/{project_id}/alerts', 'Project', 'List alerts: pages, filter (level, enabled, dataPointID), search, sort'),
+  e(86, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
+  e(87, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
+  e(88, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -4,6 +4,7 @@ import { Datapoints } from './datapoints.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
 import { EntityTags } from './entity-tags.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
+import { Alerts } from './alerts.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
@@ -21,6 +22,7 @@ export class Catalog {
   readonly mqttAccounts: MqttAccounts
   readonly entityTags: EntityTags
   readonly virtualDatapoints: VirtualDatapoints
+  readonly alerts: Alerts
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -32,6 +34,7 @@ export class Catalog {
     this.mqttAccounts = new MqttAccounts(db)
     this.entityTags = new EntityTags(db)
     this.virtualDatapoints = new VirtualDatapoints(db)
+    this.alerts = new Alerts(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

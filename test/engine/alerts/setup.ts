@@ -27,8 +27,14 @@ export async function alertSetup(t: Test, opts: { dir?: string; catalogDir?: str
     await raw.close()
     catalog.close()
   }
+  /** A crash: the files stay as they are, nothing is flushed or checkpointed. */
+  const crash = async () => {
+    closed = true
+    await raw.close()
+    catalog.close()
+  }
   t.teardown(close)
-  return { catalog, raw, store, bus, clock, alerts, close }
+  return { catalog, raw, store, bus, clock, alerts, close, crash }
 }
 
 /** A company, a project and a datapoint (created once per catalog). */

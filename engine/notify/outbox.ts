@@ -41,6 +41,8 @@ export class Notifier {
   private readonly lanes = new Map<string, Lane>()
   private pending = 0
   private readonly delivered: number[] = []
+  /** Ids dropped from the outbox at the bound while their attempt was in flight. */
+  private readonly doomed = new Set<number>()
   private flushing = false
   private stopped = false
   private readonly counters = { delivered: 0, failed_attempts: 0, dropped: 0, undeliverable: 0 }
@@ -122,15 +124,23 @@ export class Notifier {
     void this.attempt(d).then((ok) => {
       lane.inFlight--
       if (ok) {
+        this.doomed.delete(d.id)
         this.pending--
         this.counters.delivered++
         lane.failures = 0
         this.done(d.id)
+      } else if (this.doomed.delete(d.id)) { // dropped at the bound while in flight
+        this.pending--
+        this.counters.failed_attempts++
+        this.counters.dropped++
+        this.o.log.warn({ dropped: 1, total_dropped: this.counters.dropped, bound: this.maxEntries, first: d.id, last: d.id }, 'alert outbox full: dropped the oldest undelivered notifications')
       } else {
         this.counters.failed_attempts++
         lane.failures++
         lane.holdUntil = this.o.clock.now() + Math.min(this.cap, this.base * 2 ** Math.min(lane.failures - 1, 20))
-        lane.queue.unshift(d) // keeps its place: the oldest goes first once the endpoint is back
+        // Back in its place by id: the oldest goes first once the endpoint is back.
+        const at = lane.queue.findIndex((q) => q.id > d.id)
+        lane.queue.splice(at < 0 ? lane.queue.length : at, 0, d)
       }
       this.pump(lane)
     })
@@ -158,6 +168,9 @@ export class Notifier {
       lane.queue = lane.queue.filter((d) => !ids.has(d.id))
       removed += before - lane.queue.length
     }
+    // The rest are in flight: dropped if that attempt fails, delivered if it succeeds.
+    for (const id of ids) this.doomed.add(id)
+    for (const lane of this.lanes.values()) for (const d of lane.queue) this.doomed.delete(d.id)
     this.pending -= removed
     this.counters.dropped += removed
     this.o.log.warn({ dropped: removed, total_dropped: this.counters.dropped, bound: this.maxEntries, first: dropped[0]?.id, last: dropped[dropped.length - 1]?.id },

@@ -1,6 +1,6 @@
 // Restart in the middle of a raised alert (issue 13 item 3): catalog and store on disk, the
 // runtime closed (gracefully, or dropped as in a crash) and opened again on the same files.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { parseThresholds } from '../../../engine/alerts/config.ts'
 import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
@@ -13,7 +13,7 @@ const config = { thresholds: parseThresholds({ warn: { upper: 25, upper_reset: 2
 const kinds = async (s: Awaited<ReturnType<typeof alertSetup>>, id: number) =>
   (await s.catalog.alerts.events(id, { limit: 100 })).reverse().map((e) => `${e.kind} ${e.level} v=${e.value} @${(e.time - T0) / S}`)
 
-async function firstRun(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function firstRun(t: Test) {
   const dir = t.testdir()
   const paths = { dir: join(dir, 'ts'), catalogDir: join(dir, 'catalog') }
   const s = await alertSetup(t, paths)

@@ -2,7 +2,7 @@
 // the HMAC signature; a receiver down for an hour of simulated back-off that comes back and gets
 // everything in order; the bound of the outbox (drops counted and logged); the log adapter;
 // an outbox left by a previous run delivered on start.
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createHmac, timingSafeEqual } from 'node:crypto'
@@ -26,7 +26,7 @@ function verify(req: IncomingMessage, body: string): boolean {
   return timingSafeEqual(expected, Buffer.from(m[2], 'hex'))
 }
 
-async function receiver(t: Parameters<Parameters<typeof t.test>[1]>[0]) {
+async function receiver(t: Test) {
   const got: { body: any; valid: boolean; delivery: string }[] = []
   let server: Server | undefined
   let port = 0

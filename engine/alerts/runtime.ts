@@ -57,6 +57,8 @@ export class AlertRuntime implements ProjectRuntime {
   private readonly clock: Clock
   private cancelCheckpoint: (() => void) | undefined
   private readonly counters = { evaluated: 0, raised: 0, reset: 0 }
+  /** Alerts whose evaluation moved since their last checkpoint, oldest first. */
+  private readonly dirty = new Set<number>()
 
   constructor (private readonly deps: {
     catalog: Catalog
@@ -68,6 +70,8 @@ export class AlertRuntime implements ProjectRuntime {
     clock?: Clock
     /** How often evaluation checkpoints are written while data flows; default 1000 ms. */
     checkpointMs?: number
+    /** At most this many checkpoints per tick; default 1000. */
+    checkpointBatch?: number
   }) {
     this.clock = deps.clock ?? realClock
   }
@@ -117,6 +121,7 @@ export class AlertRuntime implements ProjectRuntime {
     let written = stored ? stateText(stored) : undefined
     const step = (o: Obs) => {
       this.counters.evaluated++
+      this.dirty.add(alert.id)
       const t = evaluator.step(o)
       if (t) this.push(alert.id, { kind: t.kind, level: t.level, previous_level: t.previous_level, value: t.value, time: t.time }, stateText(t.state), channels)
     }
@@ -155,7 +160,7 @@ export class AlertRuntime implements ProjectRuntime {
     const evaluator = new ThroughputEvaluator(cfg, this.clock, (t) => this.push(alert.id, t, state(t.kind === 'raise' ? t.level : null), channels),
       { startedAt: stored.startedAt, seedTimes: seed, level: stored.level })
     let written = text
-    const sub = bus.series(alert.datapoint).subscribe(() => { this.counters.evaluated++; evaluator.observe() })
+    const sub = bus.series(alert.datapoint).subscribe(() => { this.counters.evaluated++; this.dirty.add(alert.id); evaluator.observe() })
     sub.add(() => evaluator.stop())
     evaluator.start()
     return {
@@ -227,11 +232,19 @@ export class AlertRuntime implements ProjectRuntime {
     await this.writing
   }
 
-  /** Writes checkpoints of alerts whose state moved since the last write. */
-  async checkpoint(): Promise<void> {
+  /**
+   * Writes checkpoints of alerts that saw observations since their last write, at most
+   * `limit` per call, the longest waiting first (a Set iterates in insertion order): with
+   * 10,000 busy alerts a tick stays a short transaction, and each checkpoint is at most
+   * 10,000 / limit ticks old. Correctness does not depend on it (the evaluator skips what a
+   * replay gives it twice); it only bounds how much a restart reads back.
+   */
+  async checkpoint(limit = Infinity): Promise<void> {
     const states: { alertId: number; state: string }[] = []
-    for (const [id, r] of this.running) {
-      const text = r.checkpoint()
+    for (const id of this.dirty) {
+      if (states.length >= limit) break
+      this.dirty.delete(id)
+      const text = this.running.get(id)?.checkpoint()
       if (text !== undefined) states.push({ alertId: id, state: text })
     }
     if (states.length > 0) await this.deps.catalog.alerts.saveStates(states)
@@ -240,7 +253,7 @@ export class AlertRuntime implements ProjectRuntime {
   private armCheckpoints(): void {
     if (this.cancelCheckpoint) return
     const tick = () => {
-      this.checkpoint().catch((err) => this.deps.log.error({ err }, 'alerts: checkpoint failed')).finally(() => {
+      this.checkpoint(this.deps.checkpointBatch ?? 1000).catch((err) => this.deps.log.error({ err }, 'alerts: checkpoint failed')).finally(() => {
         if (this.cancelCheckpoint) this.cancelCheckpoint = this.clock.setTimer(tick, this.deps.checkpointMs ?? 1000)
       })
     }

@@ -87,6 +87,23 @@ async function run(no: number) {
       })
     }
   })
+  // Where the main thread spends its time (total and longest single call, ms).
+  const spent: Record<string, { total: number; max: number; calls: number }> = {}
+  const timed = <T extends object>(obj: T, name: keyof T & string, label: string) => {
+    const f = (obj[name] as (...a: unknown[]) => unknown).bind(obj)
+    const slot = spent[label] = { total: 0, max: 0, calls: 0 }
+    ;(obj as Record<string, unknown>)[name] = (...a: unknown[]) => {
+      const t0 = performance.now()
+      try { return f(...a) } finally {
+        const d = performance.now() - t0
+        slot.total += d; slot.calls++
+        if (d > slot.max) slot.max = d
+      }
+    }
+  }
+  timed(bus, 'publish', 'evaluate (bus publish)')
+  timed(catalog.alerts, 'recordTransitions', 'store events + outbox')
+  timed(catalog.alerts, 'saveStates', 'checkpoints')
   const alerts = openAlerts({ catalog, store: sqlite, bus, log: quiet })
   const startT = performance.now()
   await alerts.resume()
@@ -142,6 +159,7 @@ async function run(no: number) {
     evaluated: m.evaluated, raised: m.raised, reset: m.reset, webhook_calls: arrivals.length, matched: latencies.length,
     p50_ms: +quantile(latencies, 0.5).toFixed(2), p99_ms: +quantile(latencies, 0.99).toFixed(2), max_ms: +Math.max(...latencies).toFixed(2),
     notifications: m.notifications, start_ms: Math.round(startMs), event_loop_p99_ms: +(lag.percentile(99) / 1e6).toFixed(1),
+    main_thread_ms: Object.fromEntries(Object.entries(spent).map(([k, v]) => [k, { total: Math.round(v.total), max: +v.max.toFixed(1), calls: v.calls }])),
     ingest: queue.metrics(), rss_mb: Math.round(process.memoryUsage().rss / 2 ** 20),
   }
   emit(result)

@@ -162,6 +162,7 @@ export class AlertRuntime implements ProjectRuntime {
     let written = text
     const sub = bus.series(alert.datapoint).subscribe(() => { this.counters.evaluated++; this.dirty.add(alert.id); evaluator.observe() })
     sub.add(() => evaluator.stop())
+    this.dirty.add(alert.id) // its start time is checkpointed: the grace period survives a restart
     evaluator.start()
     return {
       alert, sub, notification: parseNotification(alert.notification),

@@ -19,6 +19,7 @@ import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { openAlerts } from '../engine/alerts/index.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
@@ -141,6 +142,8 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // without the worker role has none: the worker's reconcile() stops what the catalog lost.
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
+  const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }) })
+  if (alerts) projectRuntimes.register('alerts', alerts)
 
   let broker: Broker | undefined
   let caFile: string | undefined
@@ -184,6 +187,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
       documents,
+      alertRunner: alerts,
     })
     try {
       address = await app.listen({ host: config.host, port: config.httpPort })
@@ -194,6 +198,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     }
   }
 
+  await alerts?.resume()
   if (vdpRuntime) {
     await vdpRuntime.resume()
     // Without the API in this process, the catalog is how run/stop requests arrive.
@@ -236,6 +241,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
     await blobs?.close()
+    await alerts?.close()
     for (const s of subscriptions) await s.stop()
     await log?.close()
     await store.close()
@@ -243,7 +249,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     lock?.release()
   }
   const storageUrl = blobs && 'listenerUrl' in blobs ? String(blobs.listenerUrl) : undefined
-  return { app, broker, catalog, store, vdpRuntime, projectRuntimes, documents, address, caFile, storageUrl, stop }
+  return { app, broker, catalog, store, vdpRuntime, alerts, projectRuntimes, documents, address, caFile, storageUrl, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */

@@ -26,6 +26,8 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   70: [409], 71: [409], 73: [409], // already exists; the state does not allow the move
   // documents (company 80-85, project 90-95): unknown file, quota, a link the storage refuses
   80: [404], 81: [404], 82: [404], 83: [404], 84: [404], 85: [404],
+  // alerts (100-108): unknown alert or datapoint; enable/disable twice; PUT always refuses
+  102: [409], 103: [409], 106: [409],
 }
 
 /** Headers that come with some failures (error-handler.ts). */

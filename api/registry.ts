@@ -86,6 +86,17 @@ export const endpoints: readonly Endpoint[] = [
   e(93, 'GET', '/v2/project/{project_id}/file', 'Project', 'An expiring download link of a project file, served by the storage'),
   e(94, 'PUT', '/v2/project/{project_id}/file', 'Project', 'Replace an existing project file'),
   e(95, 'DELETE', '/v2/project/{project_id}/file', 'Project', 'Delete a project file or folder'),
+  // Alerts (spec 3 "Further endpoints", issue 13): block 100-109. Routes under /v2/alert take
+  // the project as the query parameter project_id, like endpoint 52.
+  e(100, 'POST', '/v2/alert/threshold', 'Project', 'Create a threshold alert on a datapoint (levels info, warn, crit)'),
+  e(101, 'POST', '/v2/alert/throughput', 'Project', 'Create a throughput alert (fewer than N observations within a window)'),
+  e(102, 'POST', '/v2/alert/{alert_id}/enable', 'Project', 'Enable an alert'),
+  e(103, 'POST', '/v2/alert/{alert_id}/disable', 'Project', 'Disable an alert (a raised alert is reset)'),
+  e(104, 'DELETE', '/v2/alert/{alert_id}', 'Project', 'Delete an alert with its events'),
+  e(105, 'GET', '/v2/project/{project_id}/alerts', 'Project', 'List alerts: pages, filter (level, enabled, dataPointID), search, sort'),
+  e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
+  e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
+  e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

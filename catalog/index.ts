@@ -5,6 +5,7 @@ import { MqttAccounts } from './mqtt-accounts.ts'
 import { EntityTags } from './entity-tags.ts'
 import { FileSpaces } from './files.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
+import { Alerts } from './alerts.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
@@ -26,6 +27,7 @@ export class Catalog {
   readonly files: FileSpaces
   /** Dynamic tags of MQTT lines (Promise-returning from the start). */
   readonly seriesTags: SeriesTags
+  readonly alerts: Alerts
 
   /** @param opts.now the clock of validity checks (MQTT account expiry), ms; tests move it */
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints, opts: { now?: () => number } = {}) {
@@ -40,6 +42,7 @@ export class Catalog {
     this.virtualDatapoints = new VirtualDatapoints(db)
     this.files = new FileSpaces(db)
     this.seriesTags = new SeriesTags(db)
+    this.alerts = new Alerts(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints, opts: { now?: () => number } = {}): Catalog {

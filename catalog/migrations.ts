@@ -280,4 +280,48 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX series_tags_project ON series_tags (project_id);
   INSERT INTO catalog_settings (key, value) VALUES ('max_tag_changes_per_series', 1000), ('max_tag_changes_per_project', 100000);
   `,
+  // 9: alerts (issue 13): definitions keyed by project and datapoint (both cascade: deleting
+  //    either removes its alerts), the evaluation checkpoint per alert (restart without a
+  //    duplicate raise or a missed reset), the raise/reset events, and the durable outbox of
+  //    notifications not yet delivered (bounded by the notifier).
+  `
+  CREATE TABLE alerts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('threshold', 'throughput')),
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    status_code INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    notification TEXT NOT NULL,
+    attributes TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX alerts_project ON alerts(project_id);
+  CREATE INDEX alerts_datapoint ON alerts(datapoint);
+  CREATE TABLE alert_state (
+    alert_id INTEGER PRIMARY KEY REFERENCES alerts(id) ON DELETE CASCADE,
+    state TEXT NOT NULL
+  );
+  CREATE TABLE alert_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('raise', 'reset')),
+    level TEXT,
+    previous_level TEXT,
+    value REAL,
+    time INTEGER NOT NULL,
+    recorded_at INTEGER NOT NULL
+  );
+  CREATE INDEX alert_events_alert ON alert_events(alert_id, id);
+  CREATE TABLE alert_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    alert_id INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  );
+  `,
 ]

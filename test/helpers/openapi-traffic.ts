@@ -162,6 +162,27 @@ export async function representativeTraffic(base: string, admin: Login): Promise
     await bad(first + 5, 'DELETE', `${base}/file?path=docs/plan.txt`)
   }
 
+  // Alerts (100-108): a threshold and a throughput alert on the datapoint written above.
+  const alertBody = { name: 'room A hot', dataPointID: 'room A temp', thresholds: { warn: { upper: 26, upper_reset: 24 } }, notification: { log: true } }
+  const alertId = (await ok(100, 'POST', `/v2/alert/threshold?project_id=${pid}`, { body: alertBody })).body.resource.id as number
+  await bad(100, 'POST', `/v2/alert/threshold?project_id=${pid}`, { body: { ...alertBody, thresholds: {} } })
+  const silentId = (await ok(101, 'POST', `/v2/alert/throughput?project_id=${pid}`, { body: { name: 'room A silent', dataPointID: 'room A temp', throughput: { window_seconds: 900, min_count: 1, level: 'crit' } } })).body.resource.id as number
+  await bad(101, 'POST', `/v2/alert/throughput?project_id=${pid}`, { body: { name: 'x', dataPointID: 'room A temp' } })
+  await ok(103, 'POST', `/v2/alert/${silentId}/disable?project_id=${pid}`)
+  await bad(103, 'POST', `/v2/alert/${silentId}/disable?project_id=${pid}`)
+  await ok(102, 'POST', `/v2/alert/${silentId}/enable?project_id=${pid}`)
+  await bad(102, 'POST', `/v2/alert/${silentId}/enable?project_id=${pid}`)
+  await ok(105, 'GET', `${p}/alerts?search=room&sort=-name`)
+  await bad(105, 'GET', `${p}/alerts?sort=colour`)
+  await bad(106, 'PUT', `${p}/alert/${alertId}`, { body: { name: 'renamed' } })
+  await bad(106, 'PUT', `${p}/alert/999999`, { body: { name: 'renamed' } })
+  await ok(107, 'GET', `${p}/alert/${alertId}`)
+  await bad(107, 'GET', `${p}/alert/999999`)
+  await ok(108, 'GET', `${p}/alert/${alertId}/events`)
+  await bad(108, 'GET', `${p}/alert/999999/events`)
+  await ok(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
+  await bad(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
+
   // Last: a user deletes its own account.
   await bad(3, 'DELETE', '/v2/user', { who: { ...newbie, password: 'wrong-password' } })
   await ok(3, 'DELETE', '/v2/user', { who: newbie })

@@ -23,6 +23,8 @@ import { projectRoutes } from './routes/projects.ts'
 import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
+import { setpointRoutes } from './routes/setpoints.ts'
+import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
@@ -50,6 +52,8 @@ export interface AppDeps {
   metrics?: (projectIds: readonly number[]) => Record<string, number>
   /** Runs virtual datapoints (engine); without it their routes are not served. */
   vdpRunner?: VdpRunner
+  /** Runs setpoint operations (engine/setpoints); without it their routes are not served. */
+  setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
   /** Called before a project is deleted: everything running for it stops (engine/project-runtimes.ts). */
@@ -120,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
+  if (deps.setpoints) await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   return app

@@ -19,6 +19,7 @@ import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { SetpointService } from '../engine/setpoints/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
@@ -154,6 +155,27 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     })
   }
 
+  // Setpoints need the API and the broker in one process (the embedded default): the service
+  // publishes NEWSPT through the broker and hears the edge's answers from it.
+  let setpoints: SetpointService | undefined
+  if (broker && roles.has('api')) {
+    const b = broker
+    setpoints = new SetpointService({
+      setpoints: catalog.setpoints, timeoutMs: config.setpointTimeoutMs, log: logger.child({ component: 'setpoints' }),
+      publish: async (projectId, message) => {
+        const p = await catalog.projects.settings(projectId)
+        const topic = `CONTROLS/${p.load_balancing_group}/${p.project_handle}`
+        await b.publish(topic, Buffer.from(JSON.stringify(message)))
+        return topic
+      },
+    })
+    const s = setpoints
+    broker.controls.subscribe((c) => { s.onControls(c).catch((err) => logger.error({ err }, 'setpoints: answer not recorded')) })
+    projectRuntimes.register('setpoints', setpoints)
+    await setpoints.resume()
+    closers.push(() => s.stopAll())
+  }
+
   let address: string | undefined
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
   if (roles.has('api')) {
@@ -168,6 +190,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       // A company sees the broker's counters of its own projects only (issue 9, item 9).
       metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
+      setpoints,
     })
     try {
       address = await app.listen({ host: config.host, port: config.httpPort })
@@ -225,7 +248,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     catalog.close()
     lock?.release()
   }
-  return { app, broker, catalog, store, vdpRuntime, projectRuntimes, address, caFile, stop }
+  return { app, broker, catalog, store, vdpRuntime, setpoints, projectRuntimes, address, caFile, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */

@@ -72,6 +72,12 @@ export const endpoints: readonly Endpoint[] = [
   e(73, 'DELETE', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Delete a stopped virtual datapoint'),
   e(74, 'GET', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Read a virtual datapoint with its log'),
   e(75, 'GET', '/v2/project/{project_id}/virtual_datapoints', 'Project', 'List virtual datapoints: search, filter by status_code, pages'),
+
+  // Setpoints (issue 11): block 140-149
+  e(140, 'PUT', '/v2/datapoint', 'Project', 'Set the write bounds of a datapoint'),
+  e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),
+  e(142, 'GET', '/v2/datapoint/setpoint/{reference}', 'Project', 'Read an acknowledged setpoint operation with its log'),
+  e(143, 'GET', '/v2/datapoint/setpoints', 'Project', 'The setpoint requests of a datapoint (audit), newest first'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -7,6 +7,7 @@ import { VirtualDatapoints } from './virtual-datapoints.ts'
 import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
+import { Setpoints } from './setpoints.ts'
 import { Tokens } from './tokens.ts'
 import type { AdminEndpoints } from './types.ts'
 import { Users } from './users.ts'
@@ -21,6 +22,7 @@ export class Catalog {
   readonly mqttAccounts: MqttAccounts
   readonly entityTags: EntityTags
   readonly virtualDatapoints: VirtualDatapoints
+  readonly setpoints: Setpoints
 
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints) {
     this.companies = new Companies(db)
@@ -32,6 +34,7 @@ export class Catalog {
     this.mqttAccounts = new MqttAccounts(db)
     this.entityTags = new EntityTags(db)
     this.virtualDatapoints = new VirtualDatapoints(db)
+    this.setpoints = new Setpoints(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints): Catalog {

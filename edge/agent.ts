@@ -56,12 +56,15 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
     ca: o.ca, username: o.username, password: o.password, clientId: o.clientId ?? `edge-${Math.random().toString(36).slice(2, 10)}`,
     reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true,
   })
+  // Controls messages are small: send them at once, not after Nagle's wait for an ACK.
+  const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true)
+  noDelay()
   const subscribe = async () => {
     const granted = await client.subscribeAsync(controls, { qos: 1 })
     if (granted[0]?.qos === 128) throw new Error(`the broker refused the subscription to ${controls} (account ${o.username})`)
   }
   await subscribe()
-  client.on('connect', () => { subscribe().catch((err) => log(`edge: ${err.message}`)) })
+  client.on('connect', () => { noDelay(); subscribe().catch((err) => log(`edge: ${err.message}`)) })
 
   const answer = (a: Omit<SetpointAck, 'type' | 'swop_version'>) => {
     client.publish(controls, JSON.stringify(setpointAck(a)), { qos: 1 })

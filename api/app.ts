@@ -52,7 +52,7 @@ export interface AppDeps {
   metrics?: (projectIds: readonly number[]) => Record<string, number>
   /** Runs virtual datapoints (engine); without it their routes are not served. */
   vdpRunner?: VdpRunner
-  /** Runs setpoint operations (engine/setpoints); without it their routes are not served. */
+  /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
   setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
-  if (deps.setpoints) await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
+  await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   return app

@@ -9,11 +9,12 @@
 //   (3) the datapoint is `writable` (tag writable=true from its metadata) and has both bounds,
 //       and the value lies within them
 //   (4) dry run and acknowledgement are options of the write (the edge answers them)
-// `writable` is shown with the bounds (PUT /v2/datapoint, and the audit list).
+// `writable` is shown with the bounds (PUT /v2/datapoint, and the audit list). Without a setpoint
+// service (a process without the broker) the reads work and writes are refused with 503.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { ForbiddenError, InvalidInputError, NotFoundError, OverloadedError } from '../../core/errors.ts'
 import type { SetpointOperation } from '../../catalog/setpoints.ts'
 import type { SetpointService } from '../../engine/setpoints/service.ts'
 import type { RouteContext } from '../route-context.ts'
@@ -53,7 +54,7 @@ function parseValue(raw: string): number | null {
   return v
 }
 
-export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints: SetpointService }> = async (base, ctx) => {
+export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: SetpointService }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, setpoints: service } = ctx
   const dpOf = async (pid: number, id: string) => (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} as Record<string, string> }
@@ -109,6 +110,8 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints: Setp
       if (value !== null && (value < b.setpoint_min_value || value > b.setpoint_max_value)) {
         throw new InvalidInputError(`Setpoint value ${value} for datapoint '${q.dataPointID}' is outside its write bounds [${b.setpoint_min_value},${b.setpoint_max_value}]`)
       }
+      // Only a process that runs the broker can reach the edge (the embedded default does).
+      if (!service) throw new OverloadedError('Setpoint writing is not available in this process: it needs the MQTT broker (LINTEL_ROLES with api and broker)')
       const op = await service.request({
         projectId: pid, dataPointID: q.dataPointID, value, priority: q.priority, acked: q.acked, dryrun: q.dryrun,
         keepOutOfService: q.keep_out_of_service, requestedBy: req.caller.user.email,

@@ -272,6 +272,6 @@ export const migrations: readonly Migration[] = [
     log TEXT NOT NULL
   );
   CREATE INDEX setpoint_operations_dp ON setpoint_operations(project_id, datapoint_id, id);
-  CREATE INDEX setpoint_operations_open ON setpoint_operations(status) WHERE status IN ('initialized', 'requested');
+  CREATE INDEX setpoint_operations_open ON setpoint_operations(id) WHERE status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL);
   `,
 ]

@@ -141,13 +141,16 @@ export class Setpoints {
       .all(projectId, dataPointID, limit) as Row[]).map(toOperation)
   }
 
-  /** Operations in one of the states (e.g. those still waiting for the edge after a restart). */
-  async listByStatus(statuses: readonly string[], projectId?: number): Promise<SetpointOperation[]> {
-    if (statuses.length === 0) return []
-    const marks = statuses.map(() => '?').join(', ')
+  /**
+   * Operations still waiting for something: `initialized` ones, and `requested` ones with a
+   * deadline (acknowledged, so an answer or the time-out is awaited). Unacknowledged
+   * operations stay `requested` without a deadline: nothing more is awaited for them.
+   */
+  async listAwaiting(projectId?: number): Promise<SetpointOperation[]> {
+    const open = "(status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL))"
     const rows = projectId === undefined
-      ? this.sql(`SELECT * FROM setpoint_operations WHERE status IN (${marks}) ORDER BY id`).all(...statuses)
-      : this.sql(`SELECT * FROM setpoint_operations WHERE status IN (${marks}) AND project_id = ? ORDER BY id`).all(...statuses, projectId)
+      ? this.sql(`SELECT * FROM setpoint_operations WHERE ${open} ORDER BY id`).all()
+      : this.sql(`SELECT * FROM setpoint_operations WHERE ${open} AND project_id = ? ORDER BY id`).all(projectId)
     return (rows as Row[]).map(toOperation)
   }
 }

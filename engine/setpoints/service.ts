@@ -26,7 +26,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000
 export interface ControlsFromEdge { projectId: number; username: string; message: { type: string; [key: string]: unknown } }
 
 export interface SetpointServiceDeps {
-  setpoints: Pick<Setpoints, 'create' | 'advance' | 'find' | 'listByStatus'>
+  setpoints: Pick<Setpoints, 'create' | 'advance' | 'find' | 'listAwaiting'>
   /** Publishes the NEWSPT to the project's CONTROLS topic; resolves with the topic. */
   publish: (projectId: number, message: NewSetpoint) => Promise<string>
   timeoutMs?: number
@@ -77,12 +77,12 @@ export class SetpointService {
     this.counters.requested++
     const deadline = r.acked ? this.now() + this.timeoutMs : null
     let sent = await this.move(op.reference, 'send', 'Request sent to the edge device', { deadline })
+    if (deadline !== null) this.arm(op.reference, deadline) // before publishing: an answer then finds it armed
     try {
       await this.deps.publish(r.projectId, newSetpoint({
         datapoint: r.dataPointID, value: r.value, priority: r.priority, reference: op.reference,
         acked: r.acked, dryrun: r.dryrun, keep_out_of_service: r.keepOutOfService,
       }))
-      if (deadline !== null) this.arm(op.reference, deadline)
     } catch (err) {
       sent = await this.move(op.reference, 'ended', `The request could not be sent to the edge device: ${(err as Error).message}`)
     }
@@ -131,12 +131,10 @@ export class SetpointService {
   async resume(): Promise<{ waiting: number; ended: number }> {
     let waiting = 0
     let ended = 0
-    for (const op of await this.deps.setpoints.listByStatus(SETPOINT_LIFECYCLE.running.map(text))) {
-      if (codeOf(op.status) === REQUESTED) {
-        if (op.deadline !== null) {
-          this.arm(op.reference, op.deadline)
-          waiting++
-        }
+    for (const op of await this.deps.setpoints.listAwaiting()) {
+      if (codeOf(op.status) === REQUESTED && op.deadline !== null) {
+        this.arm(op.reference, op.deadline)
+        waiting++
       } else {
         await this.move(op.reference, 'ended', 'The platform stopped before the request was sent to the edge device; nothing was sent')
         ended++
@@ -145,9 +143,9 @@ export class SetpointService {
     return { waiting, ended }
   }
 
-  /** Ends the pending operations of a project being deleted. */
+  /** Ends the pending operations of a project being deleted (unacknowledged ones await nothing). */
   async stopProject(projectId: number): Promise<void> {
-    for (const op of await this.deps.setpoints.listByStatus(SETPOINT_LIFECYCLE.running.map(text), projectId)) {
+    for (const op of await this.deps.setpoints.listAwaiting(projectId)) {
       await this.serial(op.reference, () => this.move(op.reference, 'ended', `Project ${projectId} is being deleted; the operation ends without an answer`))
     }
   }

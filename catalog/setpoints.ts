@@ -113,8 +113,9 @@ export class Setpoints {
   }
 
   /** Moves an operation to `status`, appending one log entry (and old_value / deadline when given). */
-  async advance(reference: string, status: string, entry: SetpointLogEntry, change: { old_value?: string | null; deadline?: number | null } = {}): Promise<SetpointOperation> {
-    const op = await this.get(reference)
+  async advance(reference: string, status: string, entry: SetpointLogEntry, change: { old_value?: string | null; deadline?: number | null } = {}, current?: SetpointOperation): Promise<SetpointOperation> {
+    // `current`: the caller's fresh read of the operation (saves reading it again)
+    const op = current?.reference === reference ? { ...current, log: [...current.log] } : await this.get(reference)
     op.log.push(entry)
     op.status = status
     if (change.old_value !== undefined) op.old_value = change.old_value

@@ -121,6 +121,8 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
     },
   })
 
+  /** The operation read while resolving the project (onRequest), reused by the handler. */
+  const found = new WeakMap<FastifyRequest, SetpointOperation>()
   const notFound = (reference: string) => new NotFoundError(`Setpoint operation '${reference}' not found`)
   app.route({
     ...at(142),
@@ -136,9 +138,10 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
       const op = await catalog.setpoints.find((req.params as { reference: string }).reference)
       if (!op) throw notFound((req.params as { reference: string }).reference)
       q.project_id = String(op.project_id)
+      found.set(req, op)
     },
     handler: async (req) => {
-      const op = await catalog.setpoints.find(req.params.reference)
+      const op = found.get(req) ?? await catalog.setpoints.find(req.params.reference)
       if (!op || op.project_id !== req.project.id || !await allowed(req, 142, op.project_id, op.dataPointID, 'read')) throw notFound(req.params.reference)
       return {
         dataPointID: op.dataPointID, log: JSON.stringify(op.log), old_value: op.old_value, priority: op.priority,

@@ -177,7 +177,7 @@ export class SetpointService {
       if (to === WRITTEN) this.counters.written++
       else this.counters.failed++
     }
-    return this.deps.setpoints.advance(reference, text(to), { msg, status: text(to), time: this.time(), ...extra }, change)
+    return this.deps.setpoints.advance(reference, text(to), { msg, status: text(to), time: this.time(), ...extra }, change, op)
   }
 
   private serial<T>(reference: string, fn: () => Promise<T>): Promise<T> {

@@ -24,6 +24,7 @@ import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
+import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
@@ -159,18 +160,12 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // publishes NEWSPT through the broker and hears the edge's answers from it.
   let setpoints: SetpointService | undefined
   if (broker && roles.has('api')) {
-    const b = broker
     setpoints = new SetpointService({
       setpoints: catalog.setpoints, timeoutMs: config.setpointTimeoutMs, log: logger.child({ component: 'setpoints' }),
-      publish: async (projectId, message) => {
-        const p = await catalog.projects.settings(projectId)
-        const topic = `CONTROLS/${p.load_balancing_group}/${p.project_handle}`
-        await b.publish(topic, Buffer.from(JSON.stringify(message)))
-        return topic
-      },
+      publish: setpointPublisher(broker, catalog),
     })
     const s = setpoints
-    broker.controls.subscribe((c) => { s.onControls(c).catch((err) => logger.error({ err }, 'setpoints: answer not recorded')) })
+    linkSetpointAnswers(broker, s, (err) => logger.error({ err }, 'setpoints: answer not recorded'))
     projectRuntimes.register('setpoints', setpoints)
     await setpoints.resume()
     closers.push(() => s.stopAll())

@@ -3,8 +3,9 @@
 //   request()   records the operation (initialized), records it as sent (requested) and only
 //               then publishes NEWSPT on CONTROLS/<group>/<handle>, so an answer can never
 //               overtake its own state; an acknowledged operation gets a deadline
-//   onControls  SPTACK answers from the broker: accepted (log entry), written (log entry with
-//               priorityArray and overwritten_value; old_value), refused (failed)
+//   onAnswer    decoded SPTACK answers (ingest/mqtt/setpoint-link.ts): accepted (log entry),
+//               written (log entry with priorityArray and overwritten_value; old_value), refused
+//               (failed). The wire codecs stay outside the engine (protocol/ via ingest/).
 //   time-out    an acknowledged operation still `requested` at its deadline fails: the edge
 //               device is unreachable (DEFAULT_TIMEOUT_MS unless configured)
 //   resume()    after a restart: `requested` operations get their remaining time (answers
@@ -17,18 +18,33 @@
 // Unacknowledged operations (spec 2 rule 3) stay `requested`: the edge answers nothing.
 import { randomUUID } from 'node:crypto'
 import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, Setpoints } from '../../catalog/setpoints.ts'
-import { newSetpoint, readSetpointAck, type NewSetpoint, type SetpointAck } from '../../protocol/setpoint-messages.ts'
 import { FAILED, REQUESTED, SETPOINT_LIFECYCLE, WRITTEN, codeOf, type SetpointTrigger } from './lifecycle.ts'
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 
-/** A CONTROLS message as the broker hands it on (ingest/mqtt/broker.ts RoutedControls). */
-export interface ControlsFromEdge { projectId: number; username: string; message: { type: string; [key: string]: unknown } }
+/** What the edge is asked to do; encoded as NEWSPT by the caller (ingest/mqtt/setpoint-link.ts). */
+export interface SetpointWrite {
+  datapoint: string; value: number | null; priority: number; reference: string; acked: boolean; dryrun: boolean; keep_out_of_service: boolean
+}
+
+/** A decoded answer of the edge (SPTACK, protocol/setpoint-messages.ts). */
+export interface SetpointAnswer {
+  reference: string
+  datapoint: string
+  result: 'accepted' | 'written' | 'refused'
+  priorityArray?: (number | null)[]
+  present_value?: number | null
+  effective?: boolean
+  reason?: string
+}
+
+/** Who sent an answer: the project of the broker account, and its username. */
+export interface AnswerSource { projectId: number; username: string }
 
 export interface SetpointServiceDeps {
   setpoints: Pick<Setpoints, 'create' | 'advance' | 'find' | 'listAwaiting'>
-  /** Publishes the NEWSPT to the project's CONTROLS topic; resolves with the topic. */
-  publish: (projectId: number, message: NewSetpoint) => Promise<string>
+  /** Publishes the write as NEWSPT to the project's CONTROLS topic; resolves with the topic. */
+  publish: (projectId: number, write: SetpointWrite) => Promise<string>
   timeoutMs?: number
   now?: () => number
   log?: { warn(obj: object, msg: string): void }
@@ -79,27 +95,27 @@ export class SetpointService {
     let sent = await this.move(op.reference, 'send', 'Request sent to the edge device', { deadline })
     if (deadline !== null) this.arm(op.reference, deadline) // before publishing: an answer then finds it armed
     try {
-      await this.deps.publish(r.projectId, newSetpoint({
+      await this.deps.publish(r.projectId, {
         datapoint: r.dataPointID, value: r.value, priority: r.priority, reference: op.reference,
         acked: r.acked, dryrun: r.dryrun, keep_out_of_service: r.keepOutOfService,
-      }))
+      })
     } catch (err) {
       sent = await this.move(op.reference, 'ended', `The request could not be sent to the edge device: ${(err as Error).message}`)
     }
     return sent ?? (await this.deps.setpoints.find(op.reference))!
   }
 
-  /** A CONTROLS message from an edge account (broker.controls). */
-  onControls(c: ControlsFromEdge): Promise<void> {
-    const read = readSetpointAck(c.message)
-    if (!read.ok) {
-      if (c.message.type === 'SPTACK') this.ignored(c, read.error)
-      return Promise.resolve()
-    }
-    return this.serial(read.ack.reference, () => this.answer(c, read.ack))
+  /** An answer of the edge device (decoded SPTACK from a write account of `c.projectId`). */
+  onAnswer(c: AnswerSource, ack: SetpointAnswer): Promise<void> {
+    return this.serial(ack.reference, () => this.answer(c, ack))
   }
 
-  private async answer(c: ControlsFromEdge, ack: SetpointAck): Promise<void> {
+  /** An answer that could not be decoded: counted and logged, nothing moves. */
+  ignoredAnswer(c: AnswerSource, why: string): void {
+    this.ignored(c, why)
+  }
+
+  private async answer(c: AnswerSource, ack: SetpointAnswer): Promise<void> {
     const op = await this.deps.setpoints.find(ack.reference)
     if (!op || op.project_id !== c.projectId) return this.ignored(c, `no setpoint operation '${ack.reference}' in project ${c.projectId}`)
     if (op.dataPointID !== ack.datapoint) return this.ignored(c, `operation '${ack.reference}' writes '${op.dataPointID}', not '${ack.datapoint}'`)
@@ -188,8 +204,8 @@ export class SetpointService {
     return run
   }
 
-  private ignored(c: ControlsFromEdge, why: string): void {
+  private ignored(c: AnswerSource, why: string): void {
     this.counters.answers_ignored++
-    this.deps.log?.warn({ projectId: c.projectId, username: c.username, type: c.message.type }, `setpoints: answer ignored: ${why}`)
+    this.deps.log?.warn({ projectId: c.projectId, username: c.username }, `setpoints: answer ignored: ${why}`)
   }
 }

@@ -33,7 +33,7 @@ export async function setpointSite(t: Test, env: Record<string, string> = {}) {
   const write = (query: string, who?: Login) => live.http('POST', `/v2/datapoint/setpoint?project_id=${pid}&${query}`, undefined, who)
   const op = (reference: string, who?: Login) => live.http('GET', `/v2/datapoint/setpoint/${reference}`, undefined, who)
   /** The operation once it left `requested` (written or failed). */
-  const settled = async (reference: string, ms = 5000) => {
+  const settled = async (reference: string, ms = 15_000) => {
     let last: any
     await until(async () => { last = (await op(reference)).body; return last.status !== 'requested' }, ms)
     return { ...last, log: JSON.parse(last.log) }

@@ -24,6 +24,8 @@ import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
 import { alertRoutes, type AlertRunner } from './routes/alerts.ts'
+import { setpointRoutes } from './routes/setpoints.ts'
+import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import type { Documents } from '../engine/blobs/documents.ts'
 import { documentRoutes } from './routes/documents.ts'
@@ -55,6 +57,8 @@ export interface AppDeps {
   vdpRunner?: VdpRunner
   /** Runs alerts (engine/alerts/runtime.ts); without it alerts are stored but not evaluated in this process. */
   alertRunner?: AlertRunner
+  /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
+  setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
   /** Called before a project is deleted: everything running for it stops (engine/project-runtimes.ts). */
@@ -123,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
   await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} } })
+  await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   if (documents) {

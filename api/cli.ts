@@ -35,6 +35,9 @@ const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LIN
       of its hash identifiers and N of automatic sampling.
   project vdp --id ID (--enable | --disable)
       Switches virtual datapoints on or off for a project (new projects: LINTEL_VDP_DEFAULT).
+  project setpoints --id ID [--enable | --disable] [--max-priority 1..16]
+      Setpoint writing for a project (off for new projects) and its most urgent allowed
+      priority (BACnet: 1 most urgent; default 8, the manual operator level).
   project quota --id ID [--datapoints N | --datapoints default]
       Shows, or sets, how many datapoints project ID may hold. Creating more on any ingest
       path (JSON, CSV, MQTT, META, virtual datapoints) is refused (HTTP 413; MQTT lines are
@@ -64,7 +67,7 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
       enable: { type: 'boolean' }, disable: { type: 'boolean' }, datapoints: { type: 'string' },
-      init: { type: 'boolean' }, from: { type: 'string' },
+      init: { type: 'boolean' }, from: { type: 'string' }, 'max-priority': { type: 'string' },
       'file-size': { type: 'string' }, files: { type: 'string' }, space: { type: 'string' },
     },
   })
@@ -160,6 +163,18 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         const id = intOf('id')
         catalog.projects.setVdpEnabled(id, values.enable === true)
         out(`virtual datapoints ${values.enable ? 'enabled' : 'disabled'} for project ${id}\n`)
+        return 0
+      }
+      case 'project setpoints': {
+        if (values.enable && values.disable) throw new UsageError("give at most one of --enable or --disable for 'project setpoints'")
+        const id = intOf('id')
+        catalog.projects.get(id)
+        const max = values['max-priority'] === undefined ? undefined : intOf('max-priority')
+        if (max !== undefined && max > 16) throw new UsageError(`--max-priority must be from 1 (most urgent) to 16, got ${max}`)
+        const enabled = values.enable ? true : values.disable ? false : undefined
+        catalog.setpoints.setSettings(id, { enabled, maxPriority: max }).catch(() => {}) // written synchronously (see setSettings)
+        out(`setpoint writing of project ${id}: ${enabled === undefined ? 'unchanged' : enabled ? 'enabled' : 'disabled'}` +
+          `${max === undefined ? '' : `, most urgent allowed priority ${max}`}\n`)
         return 0
       }
       case 'project quota': {

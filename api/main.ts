@@ -20,12 +20,14 @@ import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
+import { SetpointService } from '../engine/setpoints/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { Documents } from '../engine/blobs/documents.ts'
 import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
+import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
@@ -159,6 +161,21 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     })
   }
 
+  // Setpoints need the API and the broker in one process (the embedded default): the service
+  // publishes NEWSPT through the broker and hears the edge's answers from it.
+  let setpoints: SetpointService | undefined
+  if (broker && roles.has('api')) {
+    setpoints = new SetpointService({
+      setpoints: catalog.setpoints, timeoutMs: config.setpointTimeoutMs, log: logger.child({ component: 'setpoints' }),
+      publish: setpointPublisher(broker, catalog),
+    })
+    const s = setpoints
+    linkSetpointAnswers(broker, s, (err) => logger.error({ err }, 'setpoints: answer not recorded'))
+    projectRuntimes.register('setpoints', setpoints)
+    await setpoints.resume()
+    closers.push(() => s.stopAll())
+  }
+
   let address: string | undefined
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
   let blobs: BlobStore | undefined
@@ -188,6 +205,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
       documents,
       alertRunner: alerts,
+      setpoints,
     })
     try {
       address = await app.listen({ host: config.host, port: config.httpPort })
@@ -249,7 +267,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     lock?.release()
   }
   const storageUrl = blobs && 'listenerUrl' in blobs ? String(blobs.listenerUrl) : undefined
-  return { app, broker, catalog, store, vdpRuntime, alerts, projectRuntimes, documents, address, caFile, storageUrl, stop }
+  return { app, broker, catalog, store, vdpRuntime, alerts, setpoints, projectRuntimes, documents, address, caFile, storageUrl, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */

@@ -97,6 +97,11 @@ export const endpoints: readonly Endpoint[] = [
   e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
   e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
   e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
+  // Setpoints (issue 11): block 140-149
+  e(140, 'PUT', '/v2/datapoint', 'Project', 'Set the write bounds of a datapoint'),
+  e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),
+  e(142, 'GET', '/v2/datapoint/setpoint/{reference}', 'Project', 'Read an acknowledged setpoint operation with its log'),
+  e(143, 'GET', '/v2/datapoint/setpoints', 'Project', 'The setpoint requests of a datapoint (audit), newest first'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -10,6 +10,7 @@ import { openCatalogDb, type Db } from './db.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
 import { SeriesTags } from './series-tags.ts'
+import { Setpoints } from './setpoints.ts'
 import { Tokens } from './tokens.ts'
 import type { AdminEndpoints } from './types.ts'
 import { Users } from './users.ts'
@@ -28,6 +29,7 @@ export class Catalog {
   /** Dynamic tags of MQTT lines (Promise-returning from the start). */
   readonly seriesTags: SeriesTags
   readonly alerts: Alerts
+  readonly setpoints: Setpoints
 
   /** @param opts.now the clock of validity checks (MQTT account expiry), ms; tests move it */
   constructor (readonly db: Db, adminEndpoints: AdminEndpoints, opts: { now?: () => number } = {}) {
@@ -43,6 +45,7 @@ export class Catalog {
     this.files = new FileSpaces(db)
     this.seriesTags = new SeriesTags(db)
     this.alerts = new Alerts(db)
+    this.setpoints = new Setpoints(db)
   }
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints, opts: { now?: () => number } = {}): Catalog {

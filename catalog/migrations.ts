@@ -324,4 +324,41 @@ export const migrations: readonly Migration[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // 10: setpoints (spec 2 "Datapoint write bounds", "Setpoint write operation"; issue 11):
+  //    write bounds per datapoint, the per-project enabling with its most urgent allowed
+  //    priority (operator tool; BACnet 1 = most urgent, default 8 = manual operator), and one
+  //    row per setpoint request: the operation's state and JSON log, which is also the audit
+  //    trail (who, when, value, priority, result). New tables only; removed with the project.
+  `
+  CREATE TABLE datapoint_write_bounds (
+    datapoint INTEGER PRIMARY KEY REFERENCES datapoints(id) ON DELETE CASCADE,
+    setpoint_min_value REAL NOT NULL,
+    setpoint_max_value REAL NOT NULL,
+    CHECK (setpoint_min_value <= setpoint_max_value)
+  );
+  CREATE TABLE project_setpoints (
+    project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    enabled INTEGER NOT NULL DEFAULT 0,
+    max_priority INTEGER NOT NULL DEFAULT 8 CHECK (max_priority BETWEEN 1 AND 16)
+  );
+  CREATE TABLE setpoint_operations (
+    id INTEGER PRIMARY KEY,
+    reference TEXT NOT NULL UNIQUE,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint_id TEXT NOT NULL,
+    value REAL,
+    priority INTEGER NOT NULL,
+    acked INTEGER NOT NULL,
+    dryrun INTEGER NOT NULL,
+    keep_out_of_service INTEGER NOT NULL,
+    requested_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    deadline INTEGER,
+    status TEXT NOT NULL,
+    old_value TEXT,
+    log TEXT NOT NULL
+  );
+  CREATE INDEX setpoint_operations_dp ON setpoint_operations(project_id, datapoint_id, id);
+  CREATE INDEX setpoint_operations_open ON setpoint_operations(id) WHERE status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL);
+  `,
 ]

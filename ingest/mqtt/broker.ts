@@ -30,7 +30,8 @@ import { LoginThrottle } from '../../catalog/login-throttle.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { Ingest } from '../../engine/ingest-port.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from '../../protocol/topics.ts'
-import { isSetpointMessage, parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
+import { parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
+import { datapointOf } from '../../protocol/setpoint-messages.ts'
 import { clusterBackends } from './cluster.ts'
 import { BrokerCounters, type CounterName } from './counters.ts'
 import { startListeners, type ListenerOptions, type Listeners } from './listeners.ts'
@@ -82,6 +83,8 @@ export interface Broker {
   ports: Listeners['ports']
   /** Valid CONTROLS messages, for the setpoint engine. */
   controls: Subject<RoutedControls>
+  /** Publishes from the platform itself (NEWSPT of the setpoint service); QoS 1, not retained. */
+  publish(topic: string, payload: Buffer): Promise<void>
   /** Ends every connection of the account (deleted, password or rights changed). */
   revoke(username: string): void
   /** The whole process (operator tool). */
@@ -215,10 +218,13 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         packet.topic = DROPPED
         return done(null)
       }
+      // Setpoints and their acknowledgements (SPTACK) name one datapoint: the account must
+      // have it in its write reach; other types need the whole project.
       const m = parsed.message
-      if (!(isSetpointMessage(m) ? reach.allows(s.projectId, s.reach.write, m.datapoint, 'write') : s.reach.write.all)) {
-        refuse(s, packet.topic, 'controls_outside_grant', isSetpointMessage(m)
-          ? `outside the account's write grant: setpoint for datapoint '${m.datapoint}'`
+      const dp = datapointOf(m)
+      if (!(dp !== undefined ? reach.allows(s.projectId, s.reach.write, dp, 'write') : s.reach.write.all)) {
+        refuse(s, packet.topic, 'controls_outside_grant', dp !== undefined
+          ? `outside the account's write grant: ${m.type} for datapoint '${dp}'`
           : `outside the account's write grant: ${m.type} messages need the whole project`)
         packet.topic = DROPPED
         return done(null)
@@ -241,7 +247,8 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       }
       if (topic.kind === 'controls') {
         const parsed = parseControlsMessage(payload)
-        return parsed.ok && isSetpointMessage(parsed.message) && readable(parsed.message.datapoint) ? packet : null
+        const dp = parsed.ok ? datapointOf(parsed.message) : undefined
+        return dp !== undefined && readable(dp) ? packet : null
       }
       const kept = keepLines(payload, readable)
       if (kept === payload || kept === null) return kept === null ? null : packet
@@ -291,6 +298,9 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   return {
     ports: listeners.ports,
     controls,
+    publish: (topic, payload) => new Promise<void>((resolve, reject) => {
+      broker.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (err?: Error) => (err ? reject(err) : resolve()))
+    }),
     revoke: (username) => { for (const c of clientsOf((s) => s.username === username)) c.close() },
     metrics: () => ({ ...counters.total, ...(deps.ingestMetrics?.() ?? {}), connected_clients: broker.connectedClients }),
     metricsOf: (projectIds) => {

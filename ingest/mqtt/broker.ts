@@ -30,7 +30,7 @@ import { LoginThrottle } from '../../catalog/login-throttle.ts'
 import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { Ingest } from '../../engine/ingest-port.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from '../../protocol/topics.ts'
-import { parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
+import { isSetpointMessage, parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
 import { datapointOf } from '../../protocol/setpoint-messages.ts'
 import { clusterBackends } from './cluster.ts'
 import { BrokerCounters, type CounterName } from './counters.ts'
@@ -218,9 +218,17 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         packet.topic = DROPPED
         return done(null)
       }
-      // Setpoints and their acknowledgements (SPTACK) name one datapoint: the account must
-      // have it in its write reach; other types need the whole project.
       const m = parsed.message
+      // Spec 3 "Controls messages": NEWSPT goes from the platform to the edge. Only the
+      // platform's setpoint service sends it, after the safeguards of spec 2 (priority, write
+      // access, bounds); an account sending one would bypass them, so it is refused.
+      if (isSetpointMessage(m)) {
+        refuse(s, packet.topic, 'controls_refused', 'NEWSPT is sent by the platform only: write setpoints with POST /v2/datapoint/setpoint')
+        packet.topic = DROPPED
+        return done(null)
+      }
+      // Acknowledgements (SPTACK) name one datapoint: the account must have it in its write
+      // reach; other types need the whole project.
       const dp = datapointOf(m)
       if (!(dp !== undefined ? reach.allows(s.projectId, s.reach.write, dp, 'write') : s.reach.write.all)) {
         refuse(s, packet.topic, 'controls_outside_grant', dp !== undefined

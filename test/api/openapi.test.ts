@@ -20,7 +20,13 @@ t.test('real answers of every endpoint match the served OpenAPI document', async
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true })
   const byNumber = new Map(endpoints.map((e) => [e.number, e]))
   const seen = new Map<number, Set<string>>()
-  for (const x of await representativeTraffic(platform.address, ADMIN)) {
+  const { catalog } = platform
+  const setpointsReady = async (pid: number, id: string) => {
+    await catalog.setpoints.setSettings(pid, { enabled: true })
+    const entity = catalog.entityTags.entity(pid, 'datapoint', id, false)!
+    catalog.entityTags.replaceTags('datapoint', entity, { writable: 'true' }, ['writable'], 'test')
+  }
+  for (const x of await representativeTraffic(platform.address, ADMIN, { setpointsReady })) {
     const e = byNumber.get(x.endpoint)!
     const op = doc.paths[e.path]?.[e.method.toLowerCase()]
     const what = `${x.endpoint} ${x.method} ${x.url} → ${x.status}`

@@ -18,7 +18,13 @@ type Who = Login | { bearer: string } | null
 interface Send { who?: Who; body?: unknown; form?: FormData }
 
 /** Runs the traffic as `admin` (a company admin) against the API at `base`; returns every exchange. */
-export async function representativeTraffic(base: string, admin: Login): Promise<Exchange[]> {
+/** What only the operator or a device can do, done by the caller between requests (optional). */
+export interface TrafficHooks {
+  /** Enables setpoint writing for the project and marks the datapoint writable (its metadata). */
+  setpointsReady?: (projectId: number, dataPointID: string) => Promise<void>
+}
+
+export async function representativeTraffic(base: string, admin: Login, hooks: TrafficHooks = {}): Promise<Exchange[]> {
   const out: Exchange[] = []
   const call = async (endpoint: number, expect: Exchange['expect'], method: string, url: string, opts: Send = {}) => {
     const who = opts.who === undefined ? admin : opts.who
@@ -182,6 +188,20 @@ export async function representativeTraffic(base: string, admin: Login): Promise
   await bad(108, 'GET', `${p}/alert/999999/events`)
   await ok(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
   await bad(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
+
+  // Setpoints (140-143); a successful write needs the operator's enabling and a writable point.
+  const sp = `project_id=${pid}&dataPointID=${encodeURIComponent('room A temp')}`
+  if (hooks.setpointsReady) {
+    await hooks.setpointsReady(pid, 'room A temp')
+    await ok(140, 'PUT', `/v2/datapoint?${sp}`, { body: { setpoint_min_value: 15, setpoint_max_value: 30 } })
+    const ref = (await ok(141, 'POST', `/v2/datapoint/setpoint?${sp}&value=21&acked=true`)).body.resource.reference as string
+    await ok(142, 'GET', `/v2/datapoint/setpoint/${ref}`)
+  }
+  await bad(140, 'PUT', `/v2/datapoint?${sp}`, { body: { setpoint_min_value: 'low' } })
+  await bad(141, 'POST', `/v2/datapoint/setpoint?${sp}&value=35`)
+  await bad(142, 'GET', '/v2/datapoint/setpoint/no-such-reference')
+  await ok(143, 'GET', `/v2/datapoint/setpoints?${sp}`)
+  await bad(143, 'GET', `/v2/datapoint/setpoints?project_id=${pid}&dataPointID=unknown`)
 
   // Last: a user deletes its own account.
   await bad(3, 'DELETE', '/v2/user', { who: { ...newbie, password: 'wrong-password' } })

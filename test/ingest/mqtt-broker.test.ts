@@ -180,14 +180,18 @@ t.test('CONTROLS: valid messages are routed, invalid ones dropped', async (t) =>
   const routed: unknown[] = []
   live.platform.broker.controls.subscribe((m) => routed.push(m))
   const c = await live.connect(acc)
-  const good = { type: 'NEWSPT', swop_version: 0.1, datapoint: 'valve', value: 40, priority: 13 }
-  await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify({ ...good, priority: 99 }), { qos: 1 })
+  const setpoint = { type: 'NEWSPT', swop_version: 0.1, datapoint: 'valve', value: 40, priority: 13 }
+  const good = { type: 'STATUS', swop_version: 0.1, state: 'online' } // another type of the protocol: routed as it is
+  await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify({ ...setpoint, priority: 99 }), { qos: 1 })
   await c.publishAsync(`CONTROLS/lintel/p${pid}`, 'not json', { qos: 1 })
+  // A valid NEWSPT from an account: only the platform sends setpoints (after its safeguards).
+  await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify(setpoint), { qos: 1 })
   await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify(good), { qos: 1 })
   // The valid message was published last on the same connection: once it is received, the
   // two invalid ones before it would have been received already.
   await waitFor(() => received.length === 1, { what: 'the valid CONTROLS message at the subscriber' })
   t.same(received, [JSON.stringify(good)], 'subscribers see only the valid message')
-  t.match(routed, [{ projectId: pid, username: 'ctl', message: { type: 'NEWSPT', datapoint: 'valve', value: 40, priority: 13 } }])
-  t.match(live.platform.broker.metrics(), { controls_dropped: 2 })
+  t.match(routed, [{ projectId: pid, username: 'ctl', message: { type: 'STATUS', state: 'online' } }])
+  t.equal(routed.length, 1, 'the NEWSPT of an account is not routed')
+  t.match(live.platform.broker.metrics(), { controls_dropped: 2, controls_refused: 1 })
 })

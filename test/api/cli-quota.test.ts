@@ -10,7 +10,7 @@ t.test('set and show the quotas of a company and a project space', async (t) => 
   process.env.LINTEL_DATA_DIR = dir
   t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
   const run = async (...args: string[]) => { let out = ''; const code = await runCli(args, (s) => { out += s }); return { code, out } }
-  await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password')
+  await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
   const catalog = Catalog.open(dir, adminEndpoints)
   const { project } = catalog.projects.create(1, { name: 'P' }, null)
   catalog.close()

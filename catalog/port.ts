@@ -163,3 +163,14 @@ export interface CatalogPort {
 
   close(): Promise<void>
 }
+
+/**
+ * An optional capability of adapters that can read without waiting (the SQLite one): the
+ * tags of a datapoint, now. Only the MQTT reach check uses it, because aedes asks
+ * `authorizeForward` for an answer synchronously (ingest/mqtt/reach.ts). A read made while a
+ * transaction is open sees that transaction's writes. An adapter without it (PostgreSQL) must
+ * give the reach check a warmed cache instead (issue 17).
+ */
+export interface SyncDatapointTags {
+  datapointTagsNow(projectId: number, dataPointID: string): Record<string, string> | undefined
+}

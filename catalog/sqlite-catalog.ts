@@ -23,7 +23,7 @@ import { Roles } from './roles.ts'
 import { Tokens } from './tokens.ts'
 import { Users } from './users.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
-import type { CatalogPort } from './port.ts'
+import type { CatalogPort, SyncDatapointTags } from './port.ts'
 import type { AdminEndpoints } from './types.ts'
 
 export interface SqliteCatalogOptions {
@@ -176,7 +176,7 @@ class TxPort extends PortBase {
   }
 }
 
-export class SqliteCatalog extends PortBase {
+export class SqliteCatalog extends PortBase implements SyncDatapointTags {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
   private readonly repos: Repositories
@@ -205,6 +205,10 @@ export class SqliteCatalog extends PortBase {
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints, opts: SqliteCatalogOptions = {}): SqliteCatalog {
     return new SqliteCatalog(openCatalogDb(dataDir), adminEndpoints, opts)
+  }
+
+  datapointTagsNow(projectId: number, dataPointID: string): Record<string, string> | undefined {
+    return this.repos.datapoints.find(projectId, dataPointID)?.tags
   }
 
   async transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T> {

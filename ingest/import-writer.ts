@@ -36,15 +36,15 @@ export class ImportWriter {
    * soon as the new identifiers seen so far would not fit into the project's datapoint quota
    * (so an aborting import stores nothing rather than failing half way).
    */
-  accessErrors(rows: readonly CsvRow[]): CsvLineError[] {
+  async accessErrors(rows: readonly CsvRow[]): Promise<CsvLineError[]> {
     const errors: CsvLineError[] = []
     for (const r of rows) {
       if (this.unseen.has(r.id)) continue
-      if (!this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
+      if (!await this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
       else if (this.series.get(r.id) === undefined) {
         this.unseen.add(r.id)
-        if (this.room === undefined) { const q = this.catalog.datapoints.quota(this.projectId); this.room = q.max - q.used }
-        if (this.unseen.size > this.room) this.catalog.datapoints.assertRoom(this.projectId, this.unseen.size)
+        if (this.room === undefined) { const q = await this.catalog.datapoints.quota(this.projectId); this.room = q.max - q.used }
+        if (this.unseen.size > this.room) await this.catalog.datapoints.assertRoom(this.projectId, this.unseen.size)
       }
     }
     return errors
@@ -56,17 +56,17 @@ export class ImportWriter {
     const errors: CsvLineError[] = []
     const fresh = new Set<string>()
     for (const r of rows) {
-      if (!this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
+      if (!await this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
       else if (this.series.get(r.id) === undefined) fresh.add(r.id)
     }
     if (fresh.size > 0) {
       // In steps of STEP new datapoints with the event loop free in between (a batch of 50,000
       // rows may name 50,000 new identifiers; creating them at once holds the loop ~0.5 s).
       const list = [...fresh]
-      if (list.length > STEP) this.catalog.datapoints.assertRoom(this.projectId, list.length)
+      if (list.length > STEP) await this.catalog.datapoints.assertRoom(this.projectId, list.length)
       for (let i = 0; i < list.length; i += STEP) {
         if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-        for (const [id, series] of this.catalog.datapoints.ensure(this.projectId, list.slice(i, i + STEP))) this.series.set(id, series)
+        for (const [id, series] of await this.catalog.datapoints.ensure(this.projectId, list.slice(i, i + STEP))) this.series.set(id, series)
       }
     }
     const batch: Observation[] = []
@@ -92,10 +92,10 @@ export class ImportWriter {
     if (this.failure) throw this.failure
   }
 
-  private allowed(id: string): boolean {
+  private async allowed(id: string): Promise<boolean> {
     const known = this.series.get(id)
     if (known !== undefined) return known !== null
-    const dp = this.catalog.datapoints.find(this.projectId, id)
+    const dp = await this.catalog.datapoints.find(this.projectId, id)
     if (!this.canWrite(dp ?? { dataPointID: id, tags: {} })) {
       this.series.set(id, null)
       return false

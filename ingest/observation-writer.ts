@@ -30,25 +30,25 @@ export class ObservationWriter {
     const fresh: string[] = []
     let n = 0
     for (const id of new Set(identifiers)) {
-      const dp = datapoints.find(projectId, id)
+      const dp = await datapoints.find(projectId, id)
       if (!canWrite(dp ?? { dataPointID: id, tags: {} })) throw new ForbiddenError(`No write access to datapoint '${id}'`)
       if (dp) ids.set(id, dp.id)
       else fresh.push(id)
       if (++n % STEP === 0) await yieldToLoop()
     }
-    if (fresh.length > STEP) datapoints.assertRoom(projectId, fresh.length) // fail before the first step
+    if (fresh.length > STEP) await datapoints.assertRoom(projectId, fresh.length) // fail before the first step
     const created: number[] = []
     try {
       for (let i = 0; i < fresh.length; i += STEP) {
         if (i > 0) await yieldToLoop()
         // Only the new identifiers go to the catalog again (the known ones were just found).
-        for (const [id, series] of datapoints.ensure(projectId, fresh.slice(i, i + STEP))) {
+        for (const [id, series] of await datapoints.ensure(projectId, fresh.slice(i, i + STEP))) {
           ids.set(id, series)
           created.push(series)
         }
       }
     } catch (err) {
-      datapoints.remove(created)
+      await datapoints.remove(created)
       throw err
     }
     return { ids, created }
@@ -62,7 +62,7 @@ export class ObservationWriter {
     try {
       await this.ingest(projectId, batch)
     } catch (err) {
-      this.catalog.datapoints.remove(created)
+      await this.catalog.datapoints.remove(created)
       throw err
     }
   }

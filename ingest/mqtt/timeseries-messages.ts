@@ -46,7 +46,7 @@ export class TimeseriesMessages {
     }
     if (ids.length === 0) return { stored: 0, bad, outside }
     // Lines of datapoints the catalog refused to create (quota, identifier) are dropped and counted.
-    const { series, refused, reason } = this.resolver.resolve(session.projectId, ids)
+    const { series, refused, reason } = await this.resolver.resolve(session.projectId, ids)
     let n = 0
     for (let i = 0; i < obs.length; i++) if (series[i] !== undefined) { obs[i].series = series[i]!; obs[n++] = obs[i] }
     obs.length = n

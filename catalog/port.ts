@@ -101,6 +101,8 @@ export interface TokensPort {
   issue(userId: number, ttlSeconds: number): Promise<IssuedToken>
   verify(token: string): Promise<number | undefined>
   revoke(token: string): Promise<boolean>
+  /** Tokens stored for the user (expired ones not yet swept included). */
+  countOfUser(userId: number): Promise<number>
 }
 
 export interface MqttAccountsPort {
@@ -118,6 +120,8 @@ export interface MqttAccountsPort {
 export interface EntityTagsPort {
   entity(projectId: number, type: EntityType, id: string, create: boolean): Promise<number | undefined>
   tags(type: EntityType, entity: number): Promise<Record<string, string>>
+  /** The META `source` that set each tag (null: none). */
+  sources(type: EntityType, entity: number): Promise<Record<string, string | null>>
   replaceTags(type: EntityType, entity: number, tags: Record<string, string>, touched: Iterable<string>, source: string | null): Promise<void>
   linkDatapoints(projectId: number, device: number, datapointIds: string[]): Promise<void>
   devicesOfProject(projectId: number): Promise<{ device_id: string; tags: Record<string, string>; datapoints: string[] }[]>

@@ -203,6 +203,9 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
   }
 
+  /** @internal see sqliteConnectionForTests */
+  get connection(): Db { return this.db }
+
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints, opts: SqliteCatalogOptions = {}): SqliteCatalog {
     return new SqliteCatalog(openCatalogDb(dataDir), adminEndpoints, opts)
   }
@@ -237,4 +240,13 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
     await this.gate.idle()
     this.db.close()
   }
+}
+
+/**
+ * The adapter's own connection, for tests of its storage only (rows an older version wrote,
+ * migrations): test/ingest/mqtt-session.test.ts. Nothing else may use it (issue 16, item 1).
+ */
+export function sqliteConnectionForTests(catalog: CatalogPort): Db {
+  if (!(catalog instanceof SqliteCatalog)) throw new Error('not the SQLite catalog adapter')
+  return catalog.connection
 }

@@ -3,7 +3,7 @@
 // tables included, also a table another migration adds that cascades from mqtt_accounts.
 import t from 'tap'
 import Database from 'better-sqlite3'
-import { migrate, openCatalogDb } from '../../catalog/db.ts'
+import { migrate } from '../../catalog/db.ts'
 import { migrations } from '../../catalog/migrations.ts'
 import { Catalog } from '../../catalog/index.ts'
 import { adminEndpoints } from '../../api/registry.ts'

@@ -76,7 +76,7 @@ t.test('an account carries a snapshot of its creator\'s reach; a change re-takes
 
   const put = await p.call(p.admin, 'PUT', `/v2/project/${pid}/mqttuser/${res.body.resource.id}`, { validity: 600 })
   t.equal(put.status, 201)
-  t.same(reachOf(), { write: { all: true, auths: [] }, read: { all: true, auths: [] } }, 'the admin\'s change gives the admin\'s reach')
+  t.same(await reachOf(), { write: { all: true, auths: [] }, read: { all: true, auths: [] } }, 'the admin\'s change gives the admin\'s reach')
 
   const r = await p.call(u, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'n-read', password: 'n-read-pass', rights: 'read' })
   t.same((await p.catalog.mqttAccounts.findValid('n-read'))!.reach.write, { all: false, auths: [] }, 'a read account writes nothing')

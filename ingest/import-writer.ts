@@ -4,15 +4,12 @@
 // of the previous ones (the writer group-commits them, in arrival order, so a later line
 // still replaces an earlier one with the same datapoint and time).
 import type { Catalog } from '../catalog/index.ts'
-import { TooLargeError } from '../core/errors.ts'
 import type { Ingest } from '../engine/ingest-port.ts'
 import type { Observation } from '../engine/store/port.ts'
 import type { CsvLineError, CsvRow } from './csv/import.ts'
-import type { WriteCheck } from './observation-writer.ts'
+import { DatapointResolver, noWriteAccess, type WriteCheck } from './datapoint-resolver.ts'
 
-const STEP = 1000
-
-export const noWriteAccess = (id: string): string => `No write access to datapoint '${id}'`
+export { noWriteAccess } from './datapoint-resolver.ts'
 
 export class ImportWriter {
   /** Identifier → series id; null when the caller may not write it; absent = not seen yet. */
@@ -22,6 +19,7 @@ export class ImportWriter {
   private room: number | undefined
   private readonly inflight = new Set<Promise<void>>()
   private failure: Error | undefined
+  private readonly resolver: DatapointResolver
 
   constructor (
     private readonly catalog: Catalog,
@@ -29,7 +27,9 @@ export class ImportWriter {
     private readonly projectId: number,
     private readonly canWrite: WriteCheck,
     private readonly maxInflight = 4,
-  ) {}
+  ) {
+    this.resolver = new DatapointResolver(catalog)
+  }
 
   /**
    * Rows the caller may not write, as line errors; creates nothing. Throws the quota's 413 as
@@ -62,12 +62,7 @@ export class ImportWriter {
     if (fresh.size > 0) {
       // In steps of STEP new datapoints with the event loop free in between (a batch of 50,000
       // rows may name 50,000 new identifiers; creating them at once holds the loop ~0.5 s).
-      const list = [...fresh]
-      if (list.length > STEP) await this.catalog.datapoints.assertRoom(this.projectId, list.length)
-      for (let i = 0; i < list.length; i += STEP) {
-        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-        for (const [id, series] of await this.catalog.datapoints.ensure(this.projectId, list.slice(i, i + STEP))) this.series.set(id, series)
-      }
+      for (const [id, series] of await this.resolver.create(this.projectId, [...fresh])) this.series.set(id, series)
     }
     const batch: Observation[] = []
     for (const r of rows) {
@@ -95,13 +90,13 @@ export class ImportWriter {
   private async allowed(id: string): Promise<boolean> {
     const known = this.series.get(id)
     if (known !== undefined) return known !== null
-    const dp = await this.catalog.datapoints.find(this.projectId, id)
-    if (!this.canWrite(dp ?? { dataPointID: id, tags: {} })) {
+    const r = await this.resolver.check(this.projectId, id, this.canWrite)
+    if (!r.allowed) {
       this.series.set(id, null)
       return false
     }
     // Known and allowed: remember its id; new ones stay unseen until write() creates them.
-    if (dp) this.series.set(id, dp.id)
+    if (r.series !== undefined) this.series.set(id, r.series)
     return true
   }
 }

@@ -133,11 +133,9 @@ class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
   private ended = false
-  private depth: number
 
-  constructor (private readonly db: Db, repos: Repositories, depth: number) {
+  constructor (private readonly db: Db, private readonly repos: Repositories, private readonly depth: number) {
     super()
-    this.depth = depth
     const run: Run = async (call) => {
       if (this.ended) throw new Error('Catalog transaction already ended: its tx cannot be used any more')
       return call()
@@ -146,13 +144,11 @@ class TxPort extends PortBase {
     this.companies = p.companies; this.users = p.users; this.roles = p.roles; this.projects = p.projects
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
-    this.repos = repos
   }
-
-  private readonly repos: Repositories
 
   end(): void { this.ended = true }
 
+  /** A savepoint inside the open transaction; nested units of one tx are awaited one at a time. */
   async transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T> {
     if (this.ended) throw new Error('Catalog transaction already ended: its tx cannot be used any more')
     const name = `lintel_sp${this.depth}`

@@ -13,7 +13,7 @@ import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
 import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throttle.ts'
 import { installErrorHandling } from './error-handler.ts'
-import { endpoint } from './registry.ts'
+import { documentRoute, swaggerOptions } from './openapi.ts'
 import { authRoutes } from './routes/auth.ts'
 import { companyRoutes } from './routes/company.ts'
 import { companyRoleRoutes } from './routes/company-roles.ts'
@@ -23,7 +23,12 @@ import { projectRoutes } from './routes/projects.ts'
 import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
+import { alertRoutes, type AlertRunner } from './routes/alerts.ts'
+import { setpointRoutes } from './routes/setpoints.ts'
+import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
+import type { Documents } from '../engine/blobs/documents.ts'
+import { documentRoutes } from './routes/documents.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
@@ -50,6 +55,10 @@ export interface AppDeps {
   metrics?: (projectIds: readonly number[]) => Record<string, number>
   /** Runs virtual datapoints (engine); without it their routes are not served. */
   vdpRunner?: VdpRunner
+  /** Runs alerts (engine/alerts/runtime.ts); without it alerts are stored but not evaluated in this process. */
+  alertRunner?: AlertRunner
+  /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
+  setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
   /** Called before a project is deleted: everything running for it stops (engine/project-runtimes.ts). */
@@ -60,6 +69,8 @@ export interface AppDeps {
    * within 5 minutes, then 429 with Retry-After until the window ends.
    */
   loginThrottle?: LoginThrottle | LoginThrottleOptions
+  /** The company and project file spaces (engine/blobs); without it their routes are not served. */
+  documents?: Documents
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -90,27 +101,22 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (req.body === undefined && (req.method === 'PUT' || req.method === 'POST')) req.body = {}
   })
 
-  // OpenAPI generated from the route schemas, with each route's endpoint number.
-  app.addHook('onRoute', (route) => {
-    const no = route.config?.endpoint
-    if (no === undefined) return
-    const x = endpoint(no)
-    route.schema = { ...route.schema, summary: `${x.number} - ${x.summary}`, operationId: `endpoint${x.number}`, tags: [x.scope] }
-  })
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Lintel API', version: '2.0.0', description: 'Building-data platform. Every route has an endpoint number (operationId endpointN) that RBAC grants refer to.' },
-      components: { securitySchemes: { basic: { type: 'http', scheme: 'basic' }, bearer: { type: 'http', scheme: 'bearer' } } },
-      security: [{ basic: [] }, { bearer: [] }],
-    },
-  })
+  // OpenAPI generated from the route schemas, with each route's endpoint number and failures (api/openapi.ts).
+  app.addHook('onRoute', documentRoute)
+  await app.register(swagger, swaggerOptions)
 
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
   const auth = new Authenticator(deps.catalog, { throttle })
   installAccessHooks(app, deps.catalog, auth)
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
-  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted: deps.onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
+  // A deleted project's file rows and quota go with it (catalog cascade); its objects here.
+  const documents = deps.documents
+  const onProjectDeleted = documents === undefined ? deps.onProjectDeleted : (projectId: number) => {
+    deps.onProjectDeleted?.(projectId)
+    documents.dropProjectSpace(projectId).catch((err) => app.log.warn({ err, projectId }, 'documents: objects of a deleted project not removed; the sweep retries'))
+  }
+  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)
@@ -120,7 +126,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
+  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} } })
+  await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
+  if (documents) {
+    await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
+    await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
+  }
   return app
 }

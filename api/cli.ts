@@ -14,6 +14,7 @@ import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
 import { adminEndpoints } from './registry.ts'
+import { QUOTA_USAGE, QuotaUsageError, quotaCommand } from './cli-quota.ts'
 
 const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./data)
   --init: create the catalog if the data directory has none (otherwise such a directory is refused)
@@ -34,6 +35,9 @@ const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LIN
       of its hash identifiers and N of automatic sampling.
   project vdp --id ID (--enable | --disable)
       Switches virtual datapoints on or off for a project (new projects: LINTEL_VDP_DEFAULT).
+  project setpoints --id ID [--enable | --disable] [--max-priority 1..16]
+      Setpoint writing for a project (off for new projects) and its most urgent allowed
+      priority (BACnet: 1 most urgent; default 8, the manual operator level).
   project quota --id ID [--datapoints N | --datapoints default]
       Shows, or sets, how many datapoints project ID may hold. Creating more on any ingest
       path (JSON, CSV, MQTT, META, virtual datapoints) is refused (HTTP 413; MQTT lines are
@@ -46,7 +50,9 @@ const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LIN
   metrics
       Counters of the whole running server (MQTT broker, ingest queue), from the snapshot it
       writes into the data directory every 5 s. Over HTTP a company sees only its own.
-${CURRENCY_USAGE}`
+${CURRENCY_USAGE}
+
+${QUOTA_USAGE}`
 
 export async function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -60,7 +66,8 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       group: { type: 'string' }, handle: { type: 'string' }, 'hash-id-length': { type: 'string' }, 'sampling-n': { type: 'string' },
       project: { type: 'string' }, username: { type: 'string' }, rights: { type: 'string' },
       enable: { type: 'boolean' }, disable: { type: 'boolean' }, datapoints: { type: 'string' },
-      init: { type: 'boolean' }, from: { type: 'string' },
+      init: { type: 'boolean' }, from: { type: 'string' }, 'max-priority': { type: 'string' },
+      'file-size': { type: 'string' }, files: { type: 'string' }, space: { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -93,6 +100,9 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
   try {
     if (positionals[0] === 'currency') return await runCurrency(catalog, positionals.slice(1), values.from, out, (m) => new UsageError(m))
     switch (command) {
+      case 'quota show':
+      case 'quota set':
+        return await quotaCommand(catalog, command === 'quota set' ? 'set' : 'show', values, out)
       case 'company list':
         for (const c of await catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)
         return 0
@@ -153,6 +163,18 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         out(`virtual datapoints ${values.enable ? 'enabled' : 'disabled'} for project ${id}\n`)
         return 0
       }
+      case 'project setpoints': {
+        if (values.enable && values.disable) throw new UsageError("give at most one of --enable or --disable for 'project setpoints'")
+        const id = intOf('id')
+        await catalog.projects.get(id)
+        const max = values['max-priority'] === undefined ? undefined : intOf('max-priority')
+        if (max !== undefined && max > 16) throw new UsageError(`--max-priority must be from 1 (most urgent) to 16, got ${max}`)
+        const enabled = values.enable ? true : values.disable ? false : undefined
+        await catalog.setpoints.setSettings(id, { enabled, maxPriority: max })
+        out(`setpoint writing of project ${id}: ${enabled === undefined ? 'unchanged' : enabled ? 'enabled' : 'disabled'}` +
+          `${max === undefined ? '' : `, most urgent allowed priority ${max}`}\n`)
+        return 0
+      }
       case 'project quota': {
         const id = intOf('id')
         await catalog.projects.get(id)
@@ -209,7 +231,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     process.exitCode = await runCli(process.argv.slice(2))
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (err instanceof UsageError || err instanceof QuotaUsageError || err instanceof ConfigError || err instanceof LintelError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`lintel: ${(err as Error).message}\n`)
       process.exitCode = 2
     } else throw err

@@ -2,6 +2,8 @@
 // keys are the same variable names (the environment wins over the file). Validated at start:
 // every wrong value is reported by name, with what was expected and what was given.
 import { readFileSync } from 'node:fs'
+import type { BlobConfig } from '../engine/blobs/index.ts'
+import { readBlobsConfig } from './blobs-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -30,6 +32,8 @@ export interface Config {
   httpPort: number
   logLevel: string
   tokenTtlSeconds: number
+  /** How long an acknowledged setpoint waits for the edge device before it fails, ms (LINTEL_SETPOINT_TIMEOUT_MS). */
+  setpointTimeoutMs: number
   /** Largest JSON body of POST .../timeseries, bytes. */
   ingestBodyLimit: number
   /** Largest CSV upload, bytes. */
@@ -46,6 +50,8 @@ export interface Config {
     /** Largest MQTT packet after login, bytes (LINTEL_MQTT_MAX_PACKET_KB, default 1024 KiB). */
     maxPacketBytes: number
   }
+  /** Document storage (api/blobs-config.ts); undefined: documents are not served. */
+  blobs?: BlobConfig
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
 }
@@ -79,6 +85,7 @@ export function loadConfig(env: Source = process.env): Config {
     httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),
     logLevel: str('LINTEL_LOG_LEVEL', 'info'),
     tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
+    setpointTimeoutMs: int('LINTEL_SETPOINT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
@@ -143,6 +150,8 @@ export function loadConfig(env: Source = process.env): Config {
   } else if (given > 0) {
     problems.push('LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL and LINTEL_ADMIN_PASSWORD must be given together')
   }
+
+  config.blobs = readBlobsConfig(source, { ...config, splitRoles: config.roles.size > 0 && config.roles.size < ROLES.length }, problems)
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)
   return config

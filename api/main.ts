@@ -19,10 +19,15 @@ import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { openAlerts } from '../engine/alerts/index.ts'
+import { SetpointService } from '../engine/setpoints/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
+import { Documents } from '../engine/blobs/documents.ts'
+import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
+import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
@@ -138,6 +143,8 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // without the worker role has none: the worker's reconcile() stops what the catalog lost.
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
+  const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }) })
+  if (alerts) projectRuntimes.register('alerts', alerts)
 
   let broker: Broker | undefined
   let caFile: string | undefined
@@ -153,8 +160,36 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     })
   }
 
+  // Setpoints need the API and the broker in one process (the embedded default): the service
+  // publishes NEWSPT through the broker and hears the edge's answers from it.
+  let setpoints: SetpointService | undefined
+  if (broker && roles.has('api')) {
+    setpoints = new SetpointService({
+      setpoints: catalog.setpoints, timeoutMs: config.setpointTimeoutMs, log: logger.child({ component: 'setpoints' }),
+      publish: setpointPublisher(broker, catalog),
+    })
+    const s = setpoints
+    linkSetpointAnswers(broker, s, (err) => logger.error({ err }, 'setpoints: answer not recorded'))
+    projectRuntimes.register('setpoints', setpoints)
+    await setpoints.resume()
+    closers.push(() => s.stopAll())
+  }
+
   let address: string | undefined
   let app: Awaited<ReturnType<typeof buildApp>> | undefined
+  let blobs: BlobStore | undefined
+  let documents: Documents | undefined
+  if (roles.has('api') && config.blobs) {
+    blobs = await openBlobStore(config.blobs)
+    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }) })
+    // Objects of spaces whose project or company was deleted (the operator's CLI deletes
+    // companies without the storage): removed at start and every 10 minutes.
+    const sweep = () => { documents!.sweep().catch((err) => logger.warn({ err }, 'documents: sweep failed')) }
+    sweep()
+    const timer = setInterval(sweep, 10 * 60_000)
+    timer.unref()
+    closers.push(() => clearInterval(timer))
+  }
   if (roles.has('api')) {
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
@@ -167,6 +202,9 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       // A company sees the broker's counters of its own projects only (issue 9, item 9).
       metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
+      documents,
+      alertRunner: alerts,
+      setpoints,
     })
     try {
       address = await app.listen({ host: config.host, port: config.httpPort })
@@ -177,6 +215,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     }
   }
 
+  await alerts?.resume()
   if (vdpRuntime) {
     await vdpRuntime.resume()
     // Without the API in this process, the catalog is how run/stop requests arrive.
@@ -218,13 +257,16 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     logger.debug('shutdown: closing the engine and the stores')
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
+    await blobs?.close()
+    await alerts?.close()
     for (const s of subscriptions) await s.stop()
     await log?.close()
     await store.close()
     await catalog.close()
     lock?.release()
   }
-  return { app, broker, catalog, store, vdpRuntime, projectRuntimes, address, caFile, stop }
+  const storageUrl = blobs && 'listenerUrl' in blobs ? String(blobs.listenerUrl) : undefined
+  return { app, broker, catalog, store, vdpRuntime, alerts, setpoints, projectRuntimes, documents, address, caFile, storageUrl, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */
@@ -259,6 +301,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     lines.push(`lintel mqtt listening on mqtts://${config.host}:${ports.tls} and wss://${config.host}:${ports.ws}` +
       (ports.tcp === undefined ? '' : ` and (plain, development only) mqtt://${config.host}:${ports.tcp}`) + ` (CA file ${platform.caFile})`)
   }
+  if (platform.storageUrl) lines.push(`lintel document storage listening on ${platform.storageUrl}`)
   process.stdout.write(lines.join('\n') + '\n')
   let stopping = false
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -72,6 +72,36 @@ export const endpoints: readonly Endpoint[] = [
   e(73, 'DELETE', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Delete a stopped virtual datapoint'),
   e(74, 'GET', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Read a virtual datapoint with its log'),
   e(75, 'GET', '/v2/project/{project_id}/virtual_datapoints', 'Project', 'List virtual datapoints: search, filter by status_code, pages'),
+
+  // Documents (spec 1 "Documents"): the company space, then the same six for a project space.
+  e(80, 'GET', '/v2/company/quota', 'Company', 'Quota of the company file space: limits, use, what is available'),
+  e(81, 'POST', '/v2/company/file', 'Company', 'Upload a new file to the company space (multipart field file; folder created if missing)'),
+  e(82, 'GET', '/v2/company/files', 'Company', 'List files of the company space: search in paths, pages'),
+  e(83, 'GET', '/v2/company/file', 'Company', 'An expiring download link of a company file, served by the storage'),
+  e(84, 'PUT', '/v2/company/file', 'Company', 'Replace an existing company file'),
+  e(85, 'DELETE', '/v2/company/file', 'Company', 'Delete a company file or folder'),
+  e(90, 'GET', '/v2/project/{project_id}/quota', 'Project', 'Quota of the project file space: limits, use, what is available'),
+  e(91, 'POST', '/v2/project/{project_id}/file', 'Project', 'Upload a new file to the project space (multipart field file; folder created if missing)'),
+  e(92, 'GET', '/v2/project/{project_id}/files', 'Project', 'List files of the project space: search in paths, pages'),
+  e(93, 'GET', '/v2/project/{project_id}/file', 'Project', 'An expiring download link of a project file, served by the storage'),
+  e(94, 'PUT', '/v2/project/{project_id}/file', 'Project', 'Replace an existing project file'),
+  e(95, 'DELETE', '/v2/project/{project_id}/file', 'Project', 'Delete a project file or folder'),
+  // Alerts (spec 3 "Further endpoints", issue 13): block 100-109. Routes under /v2/alert take
+  // the project as the query parameter project_id, like endpoint 52.
+  e(100, 'POST', '/v2/alert/threshold', 'Project', 'Create a threshold alert on a datapoint (levels info, warn, crit)'),
+  e(101, 'POST', '/v2/alert/throughput', 'Project', 'Create a throughput alert (fewer than N observations within a window)'),
+  e(102, 'POST', '/v2/alert/{alert_id}/enable', 'Project', 'Enable an alert'),
+  e(103, 'POST', '/v2/alert/{alert_id}/disable', 'Project', 'Disable an alert (a raised alert is reset)'),
+  e(104, 'DELETE', '/v2/alert/{alert_id}', 'Project', 'Delete an alert with its events'),
+  e(105, 'GET', '/v2/project/{project_id}/alerts', 'Project', 'List alerts: pages, filter (level, enabled, dataPointID), search, sort'),
+  e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
+  e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
+  e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
+  // Setpoints (issue 11): block 140-149
+  e(140, 'PUT', '/v2/datapoint', 'Project', 'Set the write bounds of a datapoint'),
+  e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),
+  e(142, 'GET', '/v2/datapoint/setpoint/{reference}', 'Project', 'Read an acknowledged setpoint operation with its log'),
+  e(143, 'GET', '/v2/datapoint/setpoints', 'Project', 'The setpoint requests of a datapoint (audit), newest first'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -237,4 +237,128 @@ export const migrations: readonly Migration[] = [
     PRIMARY KEY (base, quote, valid_from)
   ) WITHOUT ROWID;
   `,
+  // 7: documents (spec 1 "Documents and quotas"): the files of company and project spaces
+  //    with their SHA-256 and storage key, and the quota each space was ordered with. A space
+  //    is 'c<company id>' or 'p<project id>'; deleting the owner cascades to both tables.
+  `
+  CREATE TABLE file_quotas (
+    space TEXT PRIMARY KEY,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    file_size_bytes INTEGER NOT NULL,
+    files INTEGER NOT NULL,
+    space_bytes INTEGER NOT NULL
+  );
+  CREATE TABLE files (
+    id INTEGER PRIMARY KEY,
+    space TEXT NOT NULL,
+    company_id INTEGER NOT NULL REFERENCES companies(id) ON DELETE CASCADE,
+    project_id INTEGER REFERENCES projects(id) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    object_key TEXT NOT NULL,
+    size_bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    last_modified INTEGER NOT NULL,
+    UNIQUE (space, path)
+  );
+  CREATE INDEX files_project ON files(project_id) WHERE project_id IS NOT NULL;
+  CREATE INDEX files_company ON files(company_id);
+  `,
+  // 8: dynamic, time-dependent tags of MQTT line protocol (spec 3, line format rule 4;
+  //    catalog/series-tags.ts): one row per change of a tag's value of a series, holding from
+  //    valid_from (µs) until the key's next row. project_id is kept for the per-project bound.
+  //    Bounds (operator settings, like max_datapoints_per_project): rows per series and per project.
+  `
+  CREATE TABLE series_tags (
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    key TEXT NOT NULL,
+    valid_from INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    project_id INTEGER NOT NULL,
+    PRIMARY KEY (datapoint, key, valid_from)
+  ) WITHOUT ROWID;
+  CREATE INDEX series_tags_project ON series_tags (project_id);
+  INSERT INTO catalog_settings (key, value) VALUES ('max_tag_changes_per_series', 1000), ('max_tag_changes_per_project', 100000);
+  `,
+  // 9: alerts (issue 13): definitions keyed by project and datapoint (both cascade: deleting
+  //    either removes its alerts), the evaluation checkpoint per alert (restart without a
+  //    duplicate raise or a missed reset), the raise/reset events, and the durable outbox of
+  //    notifications not yet delivered (bounded by the notifier).
+  `
+  CREATE TABLE alerts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('threshold', 'throughput')),
+    name TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    status_code INTEGER NOT NULL,
+    config TEXT NOT NULL,
+    notification TEXT NOT NULL,
+    attributes TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX alerts_project ON alerts(project_id);
+  CREATE INDEX alerts_datapoint ON alerts(datapoint);
+  CREATE TABLE alert_state (
+    alert_id INTEGER PRIMARY KEY REFERENCES alerts(id) ON DELETE CASCADE,
+    state TEXT NOT NULL
+  );
+  CREATE TABLE alert_events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('raise', 'reset')),
+    level TEXT,
+    previous_level TEXT,
+    value REAL,
+    time INTEGER NOT NULL,
+    recorded_at INTEGER NOT NULL
+  );
+  CREATE INDEX alert_events_alert ON alert_events(alert_id, id);
+  CREATE TABLE alert_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    alert_id INTEGER NOT NULL,
+    channel TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL
+  );
+  `,
+  // 10: setpoints (spec 2 "Datapoint write bounds", "Setpoint write operation"; issue 11):
+  //    write bounds per datapoint, the per-project enabling with its most urgent allowed
+  //    priority (operator tool; BACnet 1 = most urgent, default 8 = manual operator), and one
+  //    row per setpoint request: the operation's state and JSON log, which is also the audit
+  //    trail (who, when, value, priority, result). New tables only; removed with the project.
+  `
+  CREATE TABLE datapoint_write_bounds (
+    datapoint INTEGER PRIMARY KEY REFERENCES datapoints(id) ON DELETE CASCADE,
+    setpoint_min_value REAL NOT NULL,
+    setpoint_max_value REAL NOT NULL,
+    CHECK (setpoint_min_value <= setpoint_max_value)
+  );
+  CREATE TABLE project_setpoints (
+    project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    enabled INTEGER NOT NULL DEFAULT 0,
+    max_priority INTEGER NOT NULL DEFAULT 8 CHECK (max_priority BETWEEN 1 AND 16)
+  );
+  CREATE TABLE setpoint_operations (
+    id INTEGER PRIMARY KEY,
+    reference TEXT NOT NULL UNIQUE,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint_id TEXT NOT NULL,
+    value REAL,
+    priority INTEGER NOT NULL,
+    acked INTEGER NOT NULL,
+    dryrun INTEGER NOT NULL,
+    keep_out_of_service INTEGER NOT NULL,
+    requested_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    deadline INTEGER,
+    status TEXT NOT NULL,
+    old_value TEXT,
+    log TEXT NOT NULL
+  );
+  CREATE INDEX setpoint_operations_dp ON setpoint_operations(project_id, datapoint_id, id);
+  CREATE INDEX setpoint_operations_open ON setpoint_operations(id) WHERE status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL);
+  `,
 ]

@@ -11,7 +11,11 @@
 // outer port (that would wait for the transaction it runs in). `tx.transaction` nests: an
 // inner failure undoes only the inner writes when the outer fn catches it. A `tx` used
 // after its transaction ended refuses every call.
+import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
+import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
+import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
+import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, SetpointSettings, WriteBounds } from './setpoints.ts'
 import type { EntityType } from './entity-tags.ts'
 import type { MqttAccountInput, MqttAccountRow, MqttAccountWithReach, MqttReach, MqttRights } from './mqtt-accounts.ts'
 import type { RoleInput } from './roles.ts'
@@ -147,6 +151,65 @@ export interface ExchangeRatesPort {
   list(): Promise<ExchangeRate[]>
 }
 
+/** Document spaces (spec 1 "Documents"): quotas and the committed files of a space. */
+export interface FilesPort {
+  limits(s: Space): Promise<QuotaLimits>
+  setLimits(s: Space, l: Partial<QuotaLimits>): Promise<QuotaLimits>
+  usage(s: Space): Promise<{ files: number; space_bytes: number }>
+  quota(s: Space): Promise<QuotaRecord>
+  get(s: Space, path: string): Promise<FileRow | undefined>
+  list(s: Space, o: { page: number; perPage: number; search?: string }): Promise<{ items: FileRow[]; total: number }>
+  /** Commits an upload exactly against the quota (413 naming the limit); returns the replaced object. */
+  commit(s: Space, mode: 'create' | 'replace', f: Omit<FileRow, 'last_modified'>, now: number): Promise<{ replacedKey?: string }>
+  delete(s: Space, path: string): Promise<string[]>
+  orphans(keys: string[]): Promise<string[]>
+}
+
+/** Dynamic tags of MQTT line-protocol series, with their validity times. */
+export interface SeriesTagsPort {
+  record(projectId: number, observations: readonly TaggedObservation[]): Promise<TagRecordResult>
+  at(series: number, time: number): Promise<Record<string, string>>
+  history(series: number): Promise<TagRow[]>
+  limits(): Promise<TagLimits>
+  setLimits(limits: Partial<TagLimits>): Promise<void>
+}
+
+export interface AlertsPort {
+  create(projectId: number, a: NewAlert): Promise<AlertRecord>
+  find(id: number): Promise<AlertRecord | undefined>
+  byId(id: number): Promise<AlertRecord>
+  listByProject(projectId: number): Promise<AlertRecord[]>
+  listByStatus(codes: readonly number[]): Promise<AlertRecord[]>
+  setStatus(id: number, code: number): Promise<AlertRecord>
+  remove(id: number): Promise<void>
+  state(id: number): Promise<string | undefined>
+  states(ids: readonly number[]): Promise<Map<number, string>>
+  saveStates(states: readonly { alertId: number; state: string }[]): Promise<void>
+  clearState(id: number): Promise<void>
+  recordTransitions(list: readonly Transition[], payload: (alert: AlertRecord, event: AlertEvent, channel: string) => string): Promise<{ event: AlertEvent; outbox: OutboxEntry[] }[]>
+  events(alertId: number, opts: { limit: number; before?: number }): Promise<AlertEvent[]>
+  eventCount(alertId: number): Promise<number>
+  outboxAdd(entries: readonly { alert_id: number; channel: string; payload: string }[]): Promise<OutboxEntry[]>
+  outboxPending(limit: number, after?: number): Promise<OutboxEntry[]>
+  outboxCount(): Promise<number>
+  outboxDelete(ids: readonly number[]): Promise<void>
+  outboxAttempted(id: number): Promise<void>
+  outboxDropOldest(n: number): Promise<OutboxEntry[]>
+}
+
+export interface SetpointsPort {
+  settings(projectId: number): Promise<SetpointSettings>
+  setSettings(projectId: number, change: { enabled?: boolean; maxPriority?: number }): Promise<SetpointSettings>
+  bounds(projectId: number, dataPointID: string): Promise<WriteBounds | undefined>
+  setBounds(projectId: number, dataPointID: string, b: WriteBounds): Promise<WriteBounds>
+  create(op: NewSetpointOperation): Promise<SetpointOperation>
+  advance(reference: string, status: string, entry: SetpointLogEntry, change?: { old_value?: string | null; deadline?: number | null }, current?: SetpointOperation): Promise<SetpointOperation>
+  find(reference: string): Promise<SetpointOperation | undefined>
+  get(reference: string): Promise<SetpointOperation>
+  listByDatapoint(projectId: number, dataPointID: string, limit?: number): Promise<SetpointOperation[]>
+  listAwaiting(projectId?: number): Promise<SetpointOperation[]>
+}
+
 export interface CatalogPort {
   readonly companies: CompaniesPort
   readonly users: UsersPort
@@ -158,6 +221,10 @@ export interface CatalogPort {
   readonly entityTags: EntityTagsPort
   readonly virtualDatapoints: VirtualDatapointsPort
   readonly exchangeRates: ExchangeRatesPort
+  readonly files: FilesPort
+  readonly seriesTags: SeriesTagsPort
+  readonly alerts: AlertsPort
+  readonly setpoints: SetpointsPort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

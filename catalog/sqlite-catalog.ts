@@ -13,13 +13,17 @@
 // one microtask and nothing else.
 import type { Db } from './db.ts'
 import { openCatalogDb } from './db.ts'
+import { Alerts } from './alerts.ts'
 import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
 import { ExchangeRates } from './exchange-rates.ts'
+import { FileSpaces } from './files.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
 import { Projects } from './projects.ts'
 import { Roles } from './roles.ts'
+import { SeriesTags } from './series-tags.ts'
+import { Setpoints } from './setpoints.ts'
 import { Tokens } from './tokens.ts'
 import { Users } from './users.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
@@ -29,6 +33,8 @@ import type { AdminEndpoints } from './types.ts'
 export interface SqliteCatalogOptions {
   /** Whether new projects are enabled for virtual datapoints (configuration; default true). */
   vdpEnabledByDefault?: boolean
+  /** The clock of validity checks (MQTT account expiry), ms; tests move it. */
+  now?: () => number
 }
 
 /** The synchronous repositories over one connection. */
@@ -43,6 +49,10 @@ interface Repositories {
   entityTags: EntityTags
   virtualDatapoints: VirtualDatapoints
   exchangeRates: ExchangeRates
+  files: FileSpaces
+  seriesTags: SeriesTags
+  alerts: Alerts
+  setpoints: Setpoints
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -98,6 +108,10 @@ function ports(repos: Repositories, run: Run) {
     entityTags: promised(repos.entityTags, run),
     virtualDatapoints: promised(repos.virtualDatapoints, run),
     exchangeRates: promised(repos.exchangeRates, run),
+    files: promised(repos.files, run),
+    seriesTags: promised(repos.seriesTags, run),
+    alerts: promised(repos.alerts, run),
+    setpoints: promised(repos.setpoints, run),
   }
 }
 
@@ -113,6 +127,10 @@ abstract class PortBase implements CatalogPort {
   abstract readonly entityTags: CatalogPort['entityTags']
   abstract readonly virtualDatapoints: CatalogPort['virtualDatapoints']
   abstract readonly exchangeRates: CatalogPort['exchangeRates']
+  abstract readonly files: CatalogPort['files']
+  abstract readonly seriesTags: CatalogPort['seriesTags']
+  abstract readonly alerts: CatalogPort['alerts']
+  abstract readonly setpoints: CatalogPort['setpoints']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
@@ -132,6 +150,7 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
   private ended = false
 
   constructor (private readonly db: Db, private readonly repos: Repositories, private readonly depth: number) {
@@ -144,6 +163,7 @@ class TxPort extends PortBase {
     this.companies = p.companies; this.users = p.users; this.roles = p.roles; this.projects = p.projects
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
+    this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
   }
 
   end(): void { this.ended = true }
@@ -175,6 +195,7 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase implements SyncDatapointTags {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
   private readonly repos: Repositories
   private readonly gate = new Gate()
 
@@ -186,8 +207,9 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
     projects.vdpEnabledByDefault = opts.vdpEnabledByDefault ?? true
     this.repos = {
       companies: new Companies(db), users: new Users(db), roles, projects, datapoints: new Datapoints(db),
-      tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db), entityTags: new EntityTags(db),
+      tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
+      files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
@@ -197,6 +219,7 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
     this.companies = p.companies; this.users = p.users; this.roles = p.roles; this.projects = p.projects
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
+    this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
   }
 
   /** @internal see sqliteConnectionForTests */

@@ -11,7 +11,7 @@
 // like any range: twice the reads, but never more than `chunk` points at once.
 import type { Point, RangeQuery, TimeseriesStore } from './store/port.ts'
 
-export const READ_CHUNK = 5_000
+export const READ_CHUNK = 2_000
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 

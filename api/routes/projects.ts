@@ -21,9 +21,10 @@ const ProjectDetail = Type.Composite([Project, Type.Object({
 /** Datapoints deleted per step when a project is deleted. */
 const DELETE_STEP = 1000
 
+// Optional with defaults (the OpenAPI document must not mark them required: issue 15, item 8).
 const PageQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 }),
-  per_page: Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}` }),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}` })),
 }, { additionalProperties: false })
 
 const PageMeta = Type.Object({ current_page: Type.Integer(), items_per_page: Type.Integer(), total_items: Type.Integer(), total_pages: Type.Integer() })
@@ -40,7 +41,7 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     handler: async (req) => {
       const filter = req.permissions.datapointFilter(30, req.project.id)
       const readable = filter.all ? 'all' as const : (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'read')
-      const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page, req.query.per_page, readable)
+      const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page ?? 1, req.query.per_page ?? DEFAULT_PER_PAGE, readable)
       return { project: await catalog.projects.settings(req.project.id), datapoints, devices: await visibleDevices(catalog, req.project.id, filter), meta }
     },
   })

@@ -11,7 +11,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { Datapoint } from '../../catalog/types.ts'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import { parseVdpConfig, VdpConfigError } from '../../engine/vdp/config.ts'
 import { VDP_LIFECYCLE } from '../../engine/vdp/lifecycle.ts'
@@ -79,13 +79,14 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         throw err
       }
       if (await vdps.find(pid, dataPointID)) throw new ConflictError(`A virtual datapoint '${dataPointID}' is already active in project ${pid}`)
-      // Permitted: read on every input, write on the output.
+      // Permitted: read on every input, write on the output; else 403, as JSON ingest refuses
+      // an unwritable datapoint (DESIGN.md: 403 is a grant the caller lacks; issue 15, drift 4).
       const filter = req.permissions.datapointFilter(70, pid)
       const inputs = config.pins.map((p) => p.dataPointID)
       for (const id of inputs) {
-        if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} }, 'read')) throw new InvalidInputError(`No read access to the input datapoint '${id}'`)
+        if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} }, 'read')) throw new ForbiddenError(`No read access to the input datapoint '${id}'`)
       }
-      if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, dataPointID)) ?? { dataPointID, tags: {} }, 'write')) throw new InvalidInputError(`No write access to the datapoint '${dataPointID}'`)
+      if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, dataPointID)) ?? { dataPointID, tags: {} }, 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
       await assertNoCycle(dataPointID, inputs, (id) => vdps.find(pid, id))
       const v = await catalog.transaction(async (tx) => {
         await tx.datapoints.ensure(pid, [dataPointID, ...inputs])

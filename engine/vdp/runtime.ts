@@ -3,16 +3,18 @@
 // observations from the bus, which only carries durable ones), its outputs appended through
 // `ingest` (embedded: the observed store, so they reach the bus and can feed other virtual
 // datapoints; scaled: the log). Restart (issue 5): replayed outputs already stored are not
-// computed again, and a counter continues from its last stored total.
+// computed again, a counter continues from its last stored total, and inputs stored after the
+// last output are caught up (issue 16 item 8), one page at a time: the next page is read once
+// the outputs of the previous one are written.
 // Status changes go through the lifecycle (status.ts): a failing pipeline is "Health check
 // failed", one that cannot start again after a restart is "Start failed".
-import { concatMap, type SchedulerLike, type Subscription } from 'rxjs'
+import { concatMap, type SchedulerLike, type Subscription, tap } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { Ingest } from '../ingest-port.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
-import { openReplay } from '../stream/replay.ts'
+import { openReplay, type ReplayLimits } from '../stream/replay.ts'
 import { parseVdpConfig } from './config.ts'
 import { VDP_LIFECYCLE } from './lifecycle.ts'
 import { buildPipeline, inputRange } from './pipeline.ts'
@@ -20,7 +22,7 @@ import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { VdpRunner } from './runner.ts'
 import { moveVdp } from './status.ts'
 
-export interface RuntimeLog { info(obj: object, msg: string): void; error(obj: object, msg: string): void }
+export interface RuntimeLog { info(obj: object, msg: string): void; warn?(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
 export class VdpRuntime implements VdpRunner, ProjectRuntime {
   private readonly running = new Map<number, { sub: Subscription; projectId: number }>()
@@ -37,6 +39,8 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     bus: ObservationBus
     log: RuntimeLog
     scheduler?: SchedulerLike
+    /** Page size and horizon of the catch-up on start (tests lower them). */
+    catchUp?: ReplayLimits
   }) {}
 
   isRunning(id: number): boolean {
@@ -59,24 +63,28 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     const ids = await catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
     const output = ids.get(v.dataPointID)!
     const inputs = config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) }))
-    const replay = await openReplay({ read: (s, q) => store.read(s, q), live: (s) => bus.series(s) }, inputs, output)
+    const log = this.deps.log
+    const onHorizon = (h: { lastOutput: number; catchUpAfter: number }) =>
+      (log.warn ?? log.info).call(log, { vdp: v.dataPointID, project_id: v.project_id, ...h }, 'catch-up horizon reached: older inputs after the last output are not computed')
+    const replay = await openReplay({ read: (s, q) => store.read(s, q), live: (s) => bus.series(s), onHorizon }, inputs, output, this.deps.catchUp)
     if (!this.starting.has(v.id)) { // stopped (e.g. its project deleted) while the store was read
       replay.close()
       return
     }
+    const fail = (err: unknown) => {
+      log.error({ err, vdp: v.dataPointID, project_id: v.project_id }, 'virtual datapoint failed')
+      this.stop(v.id)
+      moveVdp(catalog, v.id, 'health_check_failed', `Health check failed: ${(err as Error).message}`).catch(() => { /* deleted or moved on */ })
+    }
+    const writes = outputsWritten()
     const options = { scheduler: this.deps.scheduler, initialCounter: replay.last?.value, alreadyStored: replay.alreadyStored }
     const sub = buildPipeline(config, replay.input, options).pipe(
-      concatMap((o) => this.deps.ingest(v.project_id, [{ series: output, time: o.time, value: o.value }])),
-    ).subscribe({
-      error: (err) => {
-        this.deps.log.error({ err, vdp: v.dataPointID, project_id: v.project_id }, 'virtual datapoint failed')
-        this.stop(v.id)
-        moveVdp(catalog, v.id, 'health_check_failed', `Health check failed: ${(err as Error).message}`).catch(() => { /* deleted or moved on */ })
-      },
-    })
-    sub.add(() => replay.close())
+      tap(writes.emitted),
+      concatMap((o) => writes.written(this.deps.ingest(v.project_id, [{ series: output, time: o.time, value: o.value }]))),
+    ).subscribe({ error: fail })
+    sub.add(() => { replay.close(); writes.release() })
     this.running.set(v.id, { sub, projectId: v.project_id })
-    replay.feed()
+    replay.feed(writes.drained).catch(fail)
   }
 
   stop(id: number): void {
@@ -129,5 +137,25 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
 
   private async startFailed(v: VdpRecord, message: string): Promise<void> {
     try { await moveVdp(this.deps.catalog, v.id, 'start_failed', message) } catch { /* deleted or moved on meanwhile */ }
+  }
+}
+
+/**
+ * Counts the outputs under way (emitted, not yet written) so the catch-up reads its next page
+ * only once the outputs of the previous one are written: what waits in concatMap stays
+ * bounded by a page. `drained` resolves when nothing is pending, or the pipeline ended.
+ */
+function outputsWritten() {
+  let pending = 0
+  let released = false
+  let waiters: (() => void)[] = []
+  const wake = () => { const w = waiters; waiters = []; for (const f of w) f() }
+  return {
+    emitted: () => { pending++ },
+    written: async (write: Promise<void>) => {
+      try { await write } finally { if (--pending === 0) wake() }
+    },
+    drained: () => (pending === 0 || released ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    release: () => { released = true; wake() },
   }
 }

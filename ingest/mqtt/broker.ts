@@ -31,6 +31,7 @@ import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { Ingest } from '../../engine/ingest-port.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from '../../protocol/topics.ts'
 import { isSetpointMessage, parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
+import { datapointOf } from '../../protocol/setpoint-messages.ts'
 import { clusterBackends } from './cluster.ts'
 import { BrokerCounters, type CounterName } from './counters.ts'
 import { startListeners, type ListenerOptions, type Listeners } from './listeners.ts'
@@ -82,6 +83,8 @@ export interface Broker {
   ports: Listeners['ports']
   /** Valid CONTROLS messages, for the setpoint engine. */
   controls: Subject<RoutedControls>
+  /** Publishes from the platform itself (NEWSPT of the setpoint service); QoS 1, not retained. */
+  publish(topic: string, payload: Buffer): Promise<void>
   /** Ends every connection of the account (deleted, password or rights changed). */
   revoke(username: string): void
   /** The whole process (operator tool). */
@@ -105,7 +108,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const auth = new MqttAuthenticator(catalog)
   const reach = new ReachCheck(catalog, deps.datapointAccess)
   const refusals = new RefusalLog(log)
-  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals)
+  const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals, catalog.seriesTags)
   const meta = new MetaMessages(catalog, reach)
   const controls = new Subject<RoutedControls>()
   const counters = new BrokerCounters()
@@ -184,6 +187,8 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
           counters.add('lines_stored', s.projectId, n.stored)
           counters.add('lines_dropped', s.projectId, n.bad)
           counters.add('lines_outside_grant', s.projectId, n.outside)
+          counters.add('tag_changes_stored', s.projectId, n.tagsStored)
+          counters.add('tag_changes_over_limit', s.projectId, n.tagsOverLimit)
           if (n.outside > 0) {
             // Subscribers never see lines that were refused.
             const kept = keepLines(payload, (id) => reach.allows(s.projectId, s.reach.write, id, 'write'))
@@ -216,9 +221,20 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         return done(null)
       }
       const m = parsed.message
-      if (!(isSetpointMessage(m) ? reach.allows(s.projectId, s.reach.write, m.datapoint, 'write') : s.reach.write.all)) {
-        refuse(s, packet.topic, 'controls_outside_grant', isSetpointMessage(m)
-          ? `outside the account's write grant: setpoint for datapoint '${m.datapoint}'`
+      // Spec 3 "Controls messages": NEWSPT goes from the platform to the edge. Only the
+      // platform's setpoint service sends it, after the safeguards of spec 2 (priority, write
+      // access, bounds); an account sending one would bypass them, so it is refused.
+      if (isSetpointMessage(m)) {
+        refuse(s, packet.topic, 'controls_refused', 'NEWSPT is sent by the platform only: write setpoints with POST /v2/datapoint/setpoint')
+        packet.topic = DROPPED
+        return done(null)
+      }
+      // Acknowledgements (SPTACK) name one datapoint: the account must have it in its write
+      // reach; other types need the whole project.
+      const dp = datapointOf(m)
+      if (!(dp !== undefined ? reach.allows(s.projectId, s.reach.write, dp, 'write') : s.reach.write.all)) {
+        refuse(s, packet.topic, 'controls_outside_grant', dp !== undefined
+          ? `outside the account's write grant: ${m.type} for datapoint '${dp}'`
           : `outside the account's write grant: ${m.type} messages need the whole project`)
         packet.topic = DROPPED
         return done(null)
@@ -241,7 +257,8 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       }
       if (topic.kind === 'controls') {
         const parsed = parseControlsMessage(payload)
-        return parsed.ok && isSetpointMessage(parsed.message) && readable(parsed.message.datapoint) ? packet : null
+        const dp = parsed.ok ? datapointOf(parsed.message) : undefined
+        return dp !== undefined && readable(dp) ? packet : null
       }
       const kept = keepLines(payload, readable)
       if (kept === payload || kept === null) return kept === null ? null : packet
@@ -291,6 +308,9 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   return {
     ports: listeners.ports,
     controls,
+    publish: (topic, payload) => new Promise<void>((resolve, reject) => {
+      broker.publish({ cmd: 'publish', topic, payload, qos: 1, retain: false, dup: false }, (err?: Error) => (err ? reject(err) : resolve()))
+    }),
     revoke: (username) => { for (const c of clientsOf((s) => s.username === username)) c.close() },
     metrics: () => ({ ...counters.total, ...(deps.ingestMetrics?.() ?? {}), connected_clients: broker.connectedClients }),
     metricsOf: (projectIds) => {

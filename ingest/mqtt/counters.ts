@@ -5,8 +5,8 @@
 
 export const COUNTERS = [
   'connections_refused', 'connections_throttled', 'packets_oversize', 'publishes_refused', 'subscriptions_refused',
-  'lines_stored', 'lines_dropped', 'lines_outside_grant',
-  'meta_dropped', 'meta_outside_grant', 'controls_dropped', 'controls_outside_grant', 'store_failures',
+  'lines_stored', 'lines_dropped', 'lines_outside_grant', 'tag_changes_stored', 'tag_changes_over_limit',
+  'meta_dropped', 'meta_outside_grant', 'controls_dropped', 'controls_outside_grant', 'controls_refused', 'store_failures',
 ] as const
 export type CounterName = typeof COUNTERS[number]
 export type CounterSet = Record<CounterName, number>

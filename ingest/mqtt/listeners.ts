@@ -41,7 +41,9 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 
 export async function startListeners(aedesHandle: Handle, o: ListenerOptions): Promise<Listeners> {
   const handle = (stream: Duplex, address: string | undefined, req?: IncomingMessage) => aedesHandle(new PacketGuard(stream, o.guard, address), req)
-  const tlsOptions = { key: o.key, cert: o.cert, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' } as const
+  // noDelay: small packets (PUBACKs, controls messages) leave at once instead of waiting for
+  // Nagle's algorithm against the peer's delayed ACK (~40 ms per hop; issue 11 round trips).
+  const tlsOptions = { key: o.key, cert: o.cert, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2', noDelay: true } as const
   const tls = createTlsServer(tlsOptions, (socket) => handle(socket, socket.remoteAddress))
   const https = createHttpsServer(tlsOptions)
   const wss = new WebSocketServer({
@@ -56,7 +58,7 @@ export async function startListeners(aedesHandle: Handle, o: ListenerOptions): P
     ws: await listen(https, o.wsPort, o.host),
   }
   if (o.tcpPort !== undefined) {
-    const tcp = createTcpServer((socket: Socket) => handle(socket, socket.remoteAddress))
+    const tcp = createTcpServer({ noDelay: true }, (socket: Socket) => handle(socket, socket.remoteAddress))
     servers.push(tcp)
     ports.tcp = await listen(tcp, o.tcpPort, o.host)
   }

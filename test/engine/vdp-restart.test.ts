@@ -134,16 +134,12 @@ t.test('killed mid-stream, restarted: outputs equal those of an uninterrupted ru
   await post(p.url, input(N1, N2))
   await until(complete(p.url), 'the restarted run to reach the last input', 60_000)
   const got = await outputs(p.url)
-  // KNOWN DEFECT (issue 16 item 8 found it; for the engine/vdp owner): on restart the runtime
-  // replays only each pin's window as of the newest input (engine/vdp/runtime.ts history()),
-  // not the inputs stored after the last stored output, so outputs of inputs that were stored
-  // but not yet computed at the kill are never written (a gap; a counter misses them for
-  // good). Marked todo so the run shows it without failing; remove the todo with the fix.
-  const todo = 'catch-up replay of inputs stored after the last output is missing (engine/vdp/runtime.ts)'
+  // Catch-up replay (engine/stream/catch-up.ts): the inputs stored after the last stored
+  // output are computed on restart, so nothing is missing and nothing is there twice.
   for (const id of OUTPUTS) {
     const have = new Set(got[id].map((d) => d.time))
     const gap = want[id].filter((d) => !have.has(d.time)).length
-    t.same(got[id], want[id], `${id}: same outputs as the uninterrupted run (${got[id].length} of ${want[id].length}, ${gap} missing)`, { todo })
+    t.same(got[id], want[id], `${id}: same outputs as the uninterrupted run (${got[id].length} of ${want[id].length}, ${gap} missing)`)
   }
   for (const id of OUTPUTS) t.equal(new Set(got[id].map((d) => d.time)).size, got[id].length, `${id}: no output time twice`)
 })

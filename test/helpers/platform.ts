@@ -9,6 +9,9 @@ import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { ObservationBus, observedStore } from '../../engine/observation-bus.ts'
 import { VdpRuntime } from '../../engine/vdp/runtime.ts'
 import { ProjectRuntimes } from '../../engine/project-runtimes.ts'
+import { Documents } from '../../engine/blobs/documents.ts'
+import { openFsBlobStore } from '../../engine/blobs/fs-store.ts'
+import type { BlobStore } from '../../engine/blobs/port.ts'
 
 export interface Login { email: string; password: string }
 export interface Platform {
@@ -16,13 +19,15 @@ export interface Platform {
   catalog: Catalog
   admin: Login & { id: number; companyId: number }
   vdpRuntime: VdpRuntime
+  documents: Documents
   call: (who: Login | string | null, method: InjectOptions['method'], url: string, body?: unknown) => Promise<{ status: number; body: any }>
 }
 
 export const basic = (l: Login) => 'Basic ' + Buffer.from(`${l.email}:${l.password}`).toString('base64')
 
-export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string } = {}): Promise<Platform> {
-  const catalog = Catalog.open(':memory:', adminEndpoints)
+/** @param opts.now the clock of the catalog (MQTT account expiry) and of documents (link expiry), ms */
+export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string; blobs?: BlobStore; now?: () => number } = {}): Promise<Platform> {
+  const catalog = Catalog.open(':memory:', adminEndpoints, { now: opts.now })
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
   const { user } = await catalog.createCompanyWithAdmin(company, admin)
@@ -32,8 +37,10 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const vdpRuntime = new VdpRuntime({ catalog, store: raw, ingest: (_p, batch) => store.append(batch), bus, log: { info: () => {}, error: () => {} } })
   const runtimes = new ProjectRuntimes()
   runtimes.register('virtual datapoints', vdpRuntime)
-  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, onProjectDeleting: (id) => runtimes.stopProject(id) })
-  t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); catalog.close(); if (!opts.store) await raw.close() })
+  const blobs = opts.blobs ?? await openFsBlobStore({ dir: t.testdir() + '/files', host: '127.0.0.1', port: 0 })
+  const documents = new Documents(catalog.files, blobs, { now: opts.now })
+  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, documents, onProjectDeleting: (id) => runtimes.stopProject(id) })
+  t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); catalog.close(); if (!opts.store) await raw.close(); if (!opts.blobs) await blobs.close() })
   const call: Platform['call'] = async (who, method, url, body) => {
     const headers: Record<string, string> = {}
     if (who !== null) headers.authorization = typeof who === 'string' ? `Bearer ${who}` : basic(who)
@@ -42,7 +49,7 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
     try { parsed = JSON.parse(res.body) } catch { /* not JSON */ }
     return { status: res.statusCode, body: parsed }
   }
-  return { app, catalog, vdpRuntime, admin: { ...admin, id: user.id, companyId: user.company_id }, call }
+  return { app, catalog, vdpRuntime, documents, admin: { ...admin, id: user.id, companyId: user.company_id }, call }
 }
 
 /** Creates a user in the admin's company through the API and returns its login. */

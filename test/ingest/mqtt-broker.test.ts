@@ -6,8 +6,11 @@ import { connect as netConnect } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import { hashId } from '../../catalog/hash-id.ts'
 import { livePlatform, until } from '../helpers/live-platform.ts'
+import { nextEvent, waitFor } from '../helpers/wait.ts'
 
-const whenClosed = (c: { once(ev: 'close', f: () => void): unknown }) => new Promise<void>((resolve) => { c.once('close', () => resolve()) })
+// Every wait has a bound and names what it waited for (test/helpers/wait.ts): a close that
+// does not come fails the test there instead of hanging to tap's time-out.
+const closeOf = (c: { once(event: string, f: (...args: any[]) => void): unknown }, what: string, timeoutMs = 5000) => nextEvent(c, 'close', { what, timeoutMs })
 const T = 1_700_000_000_000_000_000n // 2023-11-14T22:13:20Z in ns
 
 t.test('publish over TLS: stored durably, readable over HTTP, received by subscribers', async (t) => {
@@ -71,7 +74,7 @@ t.test('authentication: wrong password, unknown user, bad client ids, plain TCP 
   plain.on('error', () => {})
   // CONNECT, MQTT 3.1.1, clean session, keepalive 60, client id "p"
   plain.write(Buffer.from([0x10, 13, 0, 4, 0x4d, 0x51, 0x54, 0x54, 4, 2, 0, 60, 0, 1, 0x70]))
-  await new Promise((resolve) => plain.once('close', resolve))
+  await closeOf(plain, 'the TLS listener to drop a plain-TCP connection')
   t.notOk(answer.some((b) => b[0] === 0x20), 'no CONNACK over plain TCP')
   t.equal(live.platform.broker.ports.tcp, undefined, 'no plain-TCP listener unless configured')
 })
@@ -87,14 +90,21 @@ t.test('topic ACL: foreign project, read-only account, $SYS', async (t) => {
     await t.rejects(ro.subscribeAsync(filter), /Subscribe error/, `refused with SUBACK 128: ${filter}`)
   }
   t.ok(ro.connected, 'a refused subscription does not end the connection')
+  const broker = live.platform.broker
+  t.equal(broker.metrics().publishes_refused, 0)
+  const roClosed = closeOf(ro, 'the read-only publisher to be disconnected')
   ro.publish(`lintel/p${mine}/x`, `ro value=1 ${T}`, { qos: 1 })
-  await whenClosed(ro)
-  t.pass('a read-only account publishing is disconnected')
+  await roClosed
+  t.equal(broker.metrics().publishes_refused, 1, 'a read-only account publishing is refused (counted) and disconnected')
+  t.equal(broker.metricsOf([mine]).publishes_refused, 1, 'counted for its project')
   t.equal((await live.read(mine, 'ro')).success, false, 'and nothing was stored')
 
   const rw = await live.connect(await live.account(mine, 'rw', 'write'))
+  const rwClosed = closeOf(rw, 'the publisher to a foreign project to be disconnected')
   rw.publish(`lintel/p${other}/x`, `foreign value=1 ${T}`, { qos: 1 })
-  await whenClosed(rw)
+  await rwClosed
+  t.equal(broker.metrics().publishes_refused, 2, 'publishing to another project is refused (counted) and disconnected')
+  t.equal(broker.metricsOf([other]).publishes_refused, 0, 'counted for the publisher\'s project, not the target')
   t.equal((await live.read(other, 'foreign')).success, false, 'nothing reaches another project')
 })
 
@@ -103,10 +113,12 @@ t.test('client-id takeover: a second connection with the same id ends the first'
   const pid = await live.project('Take')
   const dev = await live.account(pid, 'dev', 'write')
   const first = await live.connect(dev, { clientId: 'gateway' })
-  const closed = whenClosed(first)
-  await live.connect(dev, { clientId: 'gateway' })
+  const closed = closeOf(first, 'the older connection to be closed by the takeover')
+  const second = await live.connect(dev, { clientId: 'gateway' })
   await closed
-  t.pass('the older connection was closed')
+  t.ok(second.connected, 'the newer connection stays')
+  t.equal(live.platform.broker.metrics().connected_clients, 1, 'one connection for the client id: the older one was taken over')
+  t.equal(live.platform.broker.metrics().connections_refused, 0, 'nothing was refused')
 })
 
 t.test('WebSockets over TLS', async (t) => {
@@ -120,17 +132,21 @@ t.test('WebSockets over TLS', async (t) => {
 t.test('expiry and revocation end live connections', async (t) => {
   const live = await livePlatform(t)
   const pid = await live.project('Exp')
+  const broker = live.platform.broker
   const short = await live.account(pid, 'short', 'write', 1)
   const c = await live.connect(short)
-  await whenClosed(c)
-  t.pass('closed at expiry')
-  await t.rejects(live.connect(short), /Bad username or password|Not authorized/)
+  // Validity 1 s, checked every second (the broker's expiry tick): closed within 3 s.
+  await closeOf(c, 'the connection of an expired account to be closed', 3000)
+  t.equal(broker.metrics().connected_clients, 0, 'closed at expiry')
+  await t.rejects(live.connect(short), { code: 4 }, 'the expired account is refused: CONNACK 4, bad username or password')
+  t.equal(broker.metrics().connections_refused, 1)
   const again = await live.account(pid, 'short', 'write')
   const c2 = await live.connect(again)
-  const closed = whenClosed(c2)
-  await live.http('DELETE', `/v2/project/${pid}/mqttuser/${again.id}`)
+  const closed = closeOf(c2, 'the connection of the deleted account to be closed')
+  t.equal((await live.http('DELETE', `/v2/project/${pid}/mqttuser/${again.id}`)).status, 200)
   await closed
-  t.pass('deleting the account closes its connection')
+  t.equal(broker.metrics().connected_clients, 0, 'deleting the account closes its connection')
+  await t.rejects(live.connect(again), { code: 4 }, 'and its login is refused')
 })
 
 t.test('META: V2 creates and tags entities; V1 for an unknown entity is dropped', async (t) => {
@@ -165,13 +181,18 @@ t.test('CONTROLS: valid messages are routed, invalid ones dropped', async (t) =>
   const routed: unknown[] = []
   live.platform.broker.controls.subscribe((m) => routed.push(m))
   const c = await live.connect(acc)
-  const good = { type: 'NEWSPT', swop_version: 0.1, datapoint: 'valve', value: 40, priority: 13 }
-  await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify({ ...good, priority: 99 }), { qos: 1 })
+  const setpoint = { type: 'NEWSPT', swop_version: 0.1, datapoint: 'valve', value: 40, priority: 13 }
+  const good = { type: 'STATUS', swop_version: 0.1, state: 'online' } // another type of the protocol: routed as it is
+  await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify({ ...setpoint, priority: 99 }), { qos: 1 })
   await c.publishAsync(`CONTROLS/lintel/p${pid}`, 'not json', { qos: 1 })
+  // A valid NEWSPT from an account: only the platform sends setpoints (after its safeguards).
+  await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify(setpoint), { qos: 1 })
   await c.publishAsync(`CONTROLS/lintel/p${pid}`, JSON.stringify(good), { qos: 1 })
-  t.ok(await until(() => received.length === 1))
-  await new Promise((r) => setTimeout(r, 100))
+  // The valid message was published last on the same connection: once it is received, the
+  // two invalid ones before it would have been received already.
+  await waitFor(() => received.length === 1, { what: 'the valid CONTROLS message at the subscriber' })
   t.same(received, [JSON.stringify(good)], 'subscribers see only the valid message')
-  t.match(routed, [{ projectId: pid, username: 'ctl', message: { type: 'NEWSPT', datapoint: 'valve', value: 40, priority: 13 } }])
-  t.match(live.platform.broker.metrics(), { controls_dropped: 2 })
+  t.match(routed, [{ projectId: pid, username: 'ctl', message: { type: 'STATUS', state: 'online' } }])
+  t.equal(routed.length, 1, 'the NEWSPT of an account is not routed')
+  t.match(live.platform.broker.metrics(), { controls_dropped: 2, controls_refused: 1 })
 })

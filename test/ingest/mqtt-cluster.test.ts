@@ -12,6 +12,7 @@ import { startBroker, type Broker } from '../../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../../ingest/mqtt/tls-material.ts'
 import { redisOptions } from '../../ingest/mqtt/cluster.ts'
 import { requireService } from '../helpers/services.ts'
+import { nextEvent, waitFor } from '../helpers/wait.ts'
 
 const REDIS = process.env.LINTEL_TEST_REDIS_URL ?? 'redis://127.0.0.1:16379'
 const silent = { info() {}, warn() {}, error() {} }
@@ -55,8 +56,7 @@ t.test('two broker nodes share subscriptions, messages and sessions through Redi
   sub.on('message', (_t, p) => got.push(String(p)))
   const pub = await connect(a, 'pub')
   await pub.publishAsync(`lintel/${handle}/x`, `x value=1 ${T}`, { qos: 1 })
-  const deadline = Date.now() + 5000
-  while (got.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  await waitFor(() => got.length > 0, { what: 'the message published on node a at the subscriber on node b' })
   t.same(got, [`x value=1 ${T}`], 'published on node a, received on node b')
 
   // A persistent session (clean=false, QoS 1) on node a, offline while a message arrives on b.
@@ -72,11 +72,8 @@ t.test('two broker nodes share subscriptions, messages and sessions through Redi
   a = await node('a', aPort) // node a restarts
   const d2 = await mqtt.connectAsync(`mqtt://127.0.0.1:${a.ports.tcp}`, { username: `sub-${suffix}`, password: 'sub-password', clientId: durableId, clean: false, reconnectPeriod: 0 })
   clients.push(d2)
-  const queued = await new Promise<string>((resolve, reject) => {
-    d2.once('message', (_t, p) => resolve(String(p)))
-    setTimeout(() => reject(new Error('no queued message after restart')), 5000)
-  })
-  t.equal(queued, `d value=2 ${T}`, 'the session and its queued message survived the restart of node a')
+  const [, queued] = await nextEvent(d2, 'message', { what: 'the queued message after the restart of node a' })
+  t.equal(String(queued), `d value=2 ${T}`, 'the session and its queued message survived the restart of node a')
 })
 
 t.test('cluster: client ids are scoped to the account across nodes', async (t) => {
@@ -130,14 +127,11 @@ t.test('cluster: client ids are scoped to the account across nodes', async (t) =
   t.equal(evilPresent, false, 'no session of the device for the other company')
   const [dev2, present] = await connect(n2, 'a-dev', { clientId: id, clean: false })
   t.equal(present, true, 'the device resumes its session on the other node')
-  const msg = await new Promise<string>((resolve, reject) => {
-    dev2.once('message', (_t, p) => resolve(String(p)))
-    setTimeout(() => reject(new Error('no queued message')), 5000)
-  })
-  t.equal(msg, `q value=1 ${T}`)
+  const [, msg] = await nextEvent(dev2, 'message', { what: 'the queued message of the resumed session' })
+  t.equal(String(msg), `q value=1 ${T}`)
   // Within the account, the takeover crosses nodes.
-  const closed = new Promise<void>((r) => dev2.once('close', () => r()))
-  await connect(n1, 'a-dev', { clientId: id, clean: false })
+  const closed = nextEvent(dev2, 'close', { what: 'the takeover from the other node to close the older connection' })
+  const [taker] = await connect(n1, 'a-dev', { clientId: id, clean: false })
   await closed
-  t.pass('the same account on the other node takes the connection over')
+  t.ok(taker.connected, 'the same account on the other node takes the connection over')
 })

@@ -202,13 +202,15 @@ t.test('an account carries its creator\'s reach: a narrow TagAuth cannot be wide
   t.same(dps.find((d) => d.dataPointID === 'allowed/temp')!.tags, { unit: 'K' }, 'META inside the reach applies')
   t.equal(live.platform.broker.metrics().meta_outside_grant - before.meta_outside_grant, 2)
 
-  // CONTROLS: no setpoint for a datapoint outside the reach.
+  // CONTROLS: no acknowledgement for a datapoint outside the reach (NEWSPT itself comes from
+  // the platform only, whatever the reach).
   const routed: string[] = []
   live.platform.broker.controls.subscribe((m) => routed.push(String((m.message as { datapoint?: string }).datapoint)))
   for (const dp of ['secret/temp', 'allowed/temp']) {
+    await writer.publishAsync(`CONTROLS/${topic}`, JSON.stringify({ type: 'SPTACK', swop_version: 0.1, reference: 'r-1', datapoint: dp, result: 'accepted' }), { qos: 1 })
     await writer.publishAsync(`CONTROLS/${topic}`, JSON.stringify({ type: 'NEWSPT', swop_version: 0.1, datapoint: dp, value: 1, priority: 8 }), { qos: 1 })
   }
-  t.same(routed, ['allowed/temp'], 'only the setpoint inside the reach is routed')
+  t.same(routed, ['allowed/temp'], 'only the acknowledgement inside the reach is routed, and no NEWSPT of an account')
 
   // Reading: the full account publishes a mixed message; each reader gets what it may read.
   await full.publishAsync(`${topic}/mixed`, [`allowed/temp value=3 ${T + 2n * S}`, `secret/temp value=3 ${T + 2n * S}`, `room-a/temp value=3 ${T + 2n * S}`].join('\n'), { qos: 1 })

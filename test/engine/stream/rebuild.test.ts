@@ -24,6 +24,9 @@ t.test('windowHistory reads back what each window shape held at the newest obser
     'time: from newest − d on (the window itself then drops the one at exactly newest − d)')
   t.same(await windowHistory(read, 1, { kind: 'none' }), [o(5 * M, 5)], 'none: the newest')
   t.same(await windowHistory(read, 2, { kind: 'time', us: M }), [], 'an empty series has no history')
+  t.same(await windowHistory(read, 1, { kind: 'count', n: 2 }, 4 * M), [o(2 * M, 2), o(3 * M, 3)], 'as of a bound (exclusive): the window at the newest before it')
+  t.same((await windowHistory(read, 1, { kind: 'time', us: 2 * M }, 3 * M + 1)).map((x) => x.value), [1, 2, 3], 'time, as of a bound')
+  t.same(await windowHistory(read, 1, { kind: 'none' }, 0), [], 'nothing before the bound: no history')
 
   const day = iso('2024-03-31T00:00:00Z')
   await put(3, o(day - M, 1), o(day, 2), o(day + 8 * 60 * M, 3), o(day + 9 * 60 * M, 4))

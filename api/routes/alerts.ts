@@ -1,0 +1,256 @@
+// Alerts (spec 3 "Further endpoints named by release notes"; issue 13 item 5), endpoints
+// 100-108. Payload shapes are "not shown" in the spec: designed here, documented in the README
+// and in OpenAPI through these schemas. States and moves are the engine's lifecycle table
+// (engine/alerts/lifecycle.ts); the rules of thresholds are engine/alerts/config.ts.
+//
+// Access (issue 13 item 5): every endpoint needs its grant AND read access, through that
+// endpoint, to the alert's datapoint (TagAuth read). An alert whose datapoint the caller
+// cannot read does not exist for the caller (404), like one of another company. Routes under
+// /v2/alert take the project as the query parameter project_id; an alert of another project
+// is not found there. The webhook secret is write-only: answers show `secret_set`.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { AlertKind, AlertRecord } from '../../catalog/alerts.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { AlertConfigError, LEVELS, parseNotification, parseThresholds, parseThroughput } from '../../engine/alerts/config.ts'
+import { ALERT_LIFECYCLE } from '../../engine/alerts/lifecycle.ts'
+import { rfc3339 } from '../../engine/notify/payload.ts'
+import type { RouteContext } from '../route-context.ts'
+import { created, deleted, done } from '../envelope.ts'
+import { canAccessDatapoint } from '../permissions.ts'
+import { at } from '../registry.ts'
+import { Envelope, Id, ProjectParams } from '../schemas.ts'
+
+/** What the routes need of the alert runtime (engine/alerts/runtime.ts). */
+export interface AlertRunner {
+  start(alert: AlertRecord): Promise<void>
+  stop(id: number): Promise<void>
+  disable(alert: AlertRecord): Promise<void>
+}
+
+const LevelT = Type.Union(LEVELS.map((l) => Type.Literal(l)))
+const Num = Type.Number()
+const LevelThreshold = Type.Object({
+  upper: Type.Optional(Num), lower: Type.Optional(Num), upper_reset: Type.Optional(Num), lower_reset: Type.Optional(Num),
+  duration_seconds: Type.Optional(Type.Number({ minimum: 0 })),
+}, { additionalProperties: false })
+const Thresholds = Type.Object({ info: Type.Optional(LevelThreshold), warn: Type.Optional(LevelThreshold), crit: Type.Optional(LevelThreshold) }, { additionalProperties: false })
+const Throughput = Type.Object({ window_seconds: Type.Integer(), min_count: Type.Optional(Type.Integer()), level: Type.Optional(LevelT) }, { additionalProperties: false })
+const NotificationIn = Type.Object({
+  webhook: Type.Optional(Type.Object({ url: Type.String({ maxLength: 2000 }), secret: Type.String({ maxLength: 200 }) }, { additionalProperties: false })),
+  log: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false })
+const Attributes = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 2000 }), { maxProperties: 50 })
+const Common = {
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  dataPointID: Type.String({ minLength: 1, maxLength: 1000 }),
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  enabled: Type.Optional(Type.Boolean()),
+  notification: Type.Optional(NotificationIn),
+  attributes: Type.Optional(Attributes),
+}
+const Alert = Type.Object({
+  id: Type.Integer(), project_id: Type.Integer(), kind: Type.String(), name: Type.String(), description: Type.String(),
+  dataPointID: Type.String(), enabled: Type.Boolean(), status: Type.String(), status_code: Type.Integer(),
+  thresholds: Type.Optional(Thresholds), throughput: Type.Optional(Throughput),
+  notification: Type.Object({ webhook: Type.Optional(Type.Object({ url: Type.String(), secret_set: Type.Boolean() })), log: Type.Boolean() }),
+  attributes: Type.Record(Type.String(), Type.String()),
+  state: Type.Object({ raised: Type.Boolean(), level: Type.Union([LevelT, Type.Null()]) }),
+  created_at: Type.String(),
+})
+const Event = Type.Object({
+  id: Type.Integer(), kind: Type.String(), level: Type.Union([Type.String(), Type.Null()]), previous_level: Type.Union([Type.String(), Type.Null()]),
+  value: Type.Union([Type.Number(), Type.Null()]), time: Type.String(), recorded_at: Type.String(),
+})
+const Meta = Type.Object({ current_page: Type.Integer(), items_per_page: Type.Integer(), total_items: Type.Integer(), total_pages: Type.Integer() })
+const ProjectQuery = Type.Object({ project_id: Id }, { additionalProperties: false })
+const AlertParams = Type.Object({ alert_id: Id })
+const SORTS = ['id', 'name', 'created_at', 'dataPointID', 'level'] as const
+
+export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner }> = async (base, ctx) => {
+  const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const { catalog, runner } = ctx
+  const alerts = catalog.alerts
+
+  const readableBy = async (req: FastifyRequest, no: number, a: AlertRecord) => {
+    const dp = await catalog.datapoints.find(a.project_id, a.dataPointID) ?? { dataPointID: a.dataPointID, tags: {} }
+    return canAccessDatapoint(req.permissions.datapointFilter(no, a.project_id), dp, 'read')
+  }
+  /** The alert if it belongs to the request's project and the caller may read its datapoint through `no`. */
+  const readable = async (req: FastifyRequest, no: number, id: number): Promise<AlertRecord> => {
+    const a = await alerts.find(id)
+    if (!a || a.project_id !== req.project.id || !(await readableBy(req, no, a))) throw new NotFoundError(`Alert ${id} not found in project ${req.project.id}`)
+    return a
+  }
+  const view = async (a: AlertRecord) => {
+    const state = await alerts.state(a.id)
+    const level = state ? (JSON.parse(state) as { level?: string | null } | null)?.level ?? null : null
+    const n = a.notification as { webhook?: { url: string }; log?: boolean }
+    return {
+      id: a.id, project_id: a.project_id, kind: a.kind, name: a.name, description: a.description, dataPointID: a.dataPointID,
+      enabled: a.status_code === 200, status: ALERT_LIFECYCLE.text(a.status_code), status_code: a.status_code,
+      ...(a.kind === 'threshold' ? { thresholds: a.config.thresholds as object } : { throughput: a.config.throughput as { window_seconds: number } }),
+      notification: { ...(n.webhook ? { webhook: { url: n.webhook.url, secret_set: true } } : {}), log: n.log === true },
+      attributes: a.attributes, state: { raised: level !== null, level: level as never }, created_at: new Date(a.created_at).toISOString(),
+    }
+  }
+
+  const create = async (req: FastifyRequest, no: number, kind: AlertKind, body: { name: string; dataPointID: string; description?: string; enabled?: boolean; notification?: unknown; attributes?: Record<string, string> }, config: object) => {
+    const pid = req.project.id
+    const dp = await catalog.datapoints.find(pid, body.dataPointID) ?? { dataPointID: body.dataPointID, tags: {} }
+    if (!canAccessDatapoint(req.permissions.datapointFilter(no, pid), dp, 'read')) throw new InvalidInputError(`No read access to the datapoint '${body.dataPointID}'`)
+    let notification
+    try { notification = parseNotification(body.notification) } catch (err) { throw invalid(err) }
+    const ids = await catalog.datapoints.ensure(pid, [body.dataPointID])
+    const a = await alerts.create(pid, {
+      datapoint: ids.get(body.dataPointID)!, kind, name: body.name, description: body.description ?? '',
+      status_code: body.enabled === false ? 300 : ALERT_LIFECYCLE.initial, config, notification, attributes: body.attributes ?? {},
+    })
+    if (a.status_code === 200) await runner.start(a)
+    return view(a)
+  }
+
+  app.route({
+    ...at(100),
+    schema: { querystring: ProjectQuery, body: Type.Object({ ...Common, thresholds: Thresholds }, { additionalProperties: false }), response: { 201: Envelope(Alert) } },
+    handler: async (req, reply) => {
+      let thresholds
+      try { thresholds = parseThresholds(req.body.thresholds) } catch (err) { throw invalid(err) }
+      return created(reply, await create(req, 100, 'threshold', req.body, { thresholds }))
+    },
+  })
+
+  app.route({
+    ...at(101),
+    schema: { querystring: ProjectQuery, body: Type.Object({ ...Common, throughput: Throughput }, { additionalProperties: false }), response: { 201: Envelope(Alert) } },
+    handler: async (req, reply) => {
+      let throughput
+      try { throughput = parseThroughput(req.body.throughput) } catch (err) { throw invalid(err) }
+      return created(reply, await create(req, 101, 'throughput', req.body, { throughput }))
+    },
+  })
+
+  app.route({
+    ...at(102),
+    schema: { params: AlertParams, querystring: ProjectQuery, response: { 200: Envelope(Alert) } },
+    handler: async (req, reply) => {
+      const a = await readable(req, 102, req.params.alert_id)
+      const moved = await alerts.setStatus(a.id, ALERT_LIFECYCLE.next(a.status_code, 'enable', a.name))
+      await runner.start(moved)
+      return done(reply, await view(moved))
+    },
+  })
+
+  app.route({
+    ...at(103),
+    schema: { params: AlertParams, querystring: ProjectQuery, response: { 200: Envelope(Alert) } },
+    handler: async (req, reply) => {
+      const a = await readable(req, 103, req.params.alert_id)
+      const moved = await alerts.setStatus(a.id, ALERT_LIFECYCLE.next(a.status_code, 'disable', a.name))
+      await runner.disable(moved)
+      return done(reply, await view(moved))
+    },
+  })
+
+  app.route({
+    ...at(104),
+    schema: { params: AlertParams, querystring: ProjectQuery, response: { 200: Envelope(Alert) } },
+    handler: async (req, reply) => {
+      const a = await readable(req, 104, req.params.alert_id)
+      ALERT_LIFECYCLE.next(a.status_code, 'delete', a.name)
+      await runner.stop(a.id)
+      const answer = await view(a)
+      await alerts.remove(a.id)
+      return deleted(reply, answer)
+    },
+  })
+
+  app.route({
+    ...at(105),
+    schema: {
+      params: ProjectParams,
+      querystring: Type.Object({
+        page: Type.Optional(Type.Integer({ minimum: 1 })),
+        per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        search: Type.Optional(Type.String({ maxLength: 200 })),
+        level: Type.Optional(LevelT),
+        enabled: Type.Optional(Type.Boolean()),
+        dataPointID: Type.Optional(Type.String({ maxLength: 1000 })),
+        kind: Type.Optional(Type.Union([Type.Literal('threshold'), Type.Literal('throughput')])),
+        sort: Type.Optional(Type.String({ maxLength: 40 })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.Object({ items: Type.Array(Alert), meta: Meta }) },
+    },
+    handler: async (req) => {
+      const { page = 1, per_page: perPage = 20, search, level, enabled, dataPointID, kind, sort = 'id' } = req.query
+      const desc = sort.startsWith('-')
+      const key = (desc ? sort.slice(1) : sort) as (typeof SORTS)[number]
+      if (!SORTS.includes(key)) throw new InvalidInputError(`Unsupported sort '${sort}': sort by ${SORTS.join(', ')}, with a leading '-' for descending order`)
+      const needle = search?.toLowerCase()
+      const all = []
+      for (const a of await alerts.listByProject(req.project.id)) {
+        if (enabled !== undefined && (a.status_code === 200) !== enabled) continue
+        if (dataPointID !== undefined && a.dataPointID !== dataPointID) continue
+        if (kind !== undefined && a.kind !== kind) continue
+        if (level !== undefined && !levelsOf(a).includes(level)) continue
+        if (needle !== undefined && ![a.name, a.description, a.dataPointID].some((s) => s.toLowerCase().includes(needle))) continue
+        if (!(await readableBy(req, 105, a))) continue
+        all.push(a)
+      }
+      const value = (a: AlertRecord): string | number => key === 'level' ? Math.max(...levelsOf(a).map((l) => (LEVELS as readonly string[]).indexOf(l))) : key === 'dataPointID' ? a.dataPointID : a[key]
+      all.sort((x, y) => {
+        const a = value(x), b = value(y)
+        const c = a < b ? -1 : a > b ? 1 : x.id - y.id
+        return desc ? -c : c
+      })
+      const items = await Promise.all(all.slice((page - 1) * perPage, page * perPage).map(view))
+      return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
+    },
+  })
+
+  app.route({
+    ...at(106),
+    schema: { params: Type.Object({ project_id: Id, alert_id: Id }) },
+    handler: async (req) => {
+      await readable(req, 106, req.params.alert_id)
+      throw new ConflictError(`Alert ${req.params.alert_id}: in-place modification of alerts is not supported; delete it (DELETE /v2/alert/${req.params.alert_id}?project_id=${req.project.id}) and create it again`)
+    },
+  })
+
+  app.route({
+    ...at(107),
+    schema: { params: Type.Object({ project_id: Id, alert_id: Id }), response: { 200: Alert } },
+    handler: async (req) => view(await readable(req, 107, req.params.alert_id)),
+  })
+
+  app.route({
+    ...at(108),
+    schema: {
+      params: Type.Object({ project_id: Id, alert_id: Id }),
+      querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })), per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+      response: { 200: Type.Object({ items: Type.Array(Event), meta: Meta }) },
+    },
+    handler: async (req) => {
+      const a = await readable(req, 108, req.params.alert_id)
+      const { page = 1, per_page: perPage = 50 } = req.query
+      const total = await alerts.eventCount(a.id)
+      // Newest first; a page is read as the first page*perPage events (pages are short in practice).
+      const events = (await alerts.events(a.id, { limit: page * perPage })).slice((page - 1) * perPage)
+      return {
+        items: events.map((e) => ({ id: e.id, kind: e.kind, level: e.level, previous_level: e.previous_level, value: e.value, time: rfc3339(e.time), recorded_at: new Date(e.recorded_at).toISOString() })),
+        meta: { current_page: page, items_per_page: perPage, total_items: total, total_pages: Math.ceil(total / perPage) },
+      }
+    },
+  })
+}
+
+/** The levels an alert can raise (its configured thresholds, or its throughput level). */
+function levelsOf(a: AlertRecord): string[] {
+  if (a.kind === 'throughput') return [String((a.config.throughput as { level: string }).level)]
+  return Object.keys(a.config.thresholds as object)
+}
+
+function invalid(err: unknown): Error {
+  return err instanceof AlertConfigError ? new InvalidInputError(err.message) : err as Error
+}

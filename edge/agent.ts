@@ -1,0 +1,109 @@
+// The edge agent (issue 11 item 4; DESIGN.md "edge/"): the other end of the controls
+// protocol. An MQTT client over TLS, logged in with one of the project's broker accounts (write
+// rights), that owns the devices behind a driver (driver.ts):
+//   - subscribes to CONTROLS/<group>/<handle> (QoS 1)
+//   - on NEWSPT (protocol/setpoint-messages.ts): answers SPTACK accepted, asks the driver to
+//     write, then answers SPTACK written (priority array before the write, present value) or
+//     refused (the reason); with acked=false it writes and answers nothing (spec 2 rule 3)
+//   - publishes the driver's present values as time series on <group>/<handle> (line
+//     protocol, spec 3), so a written setpoint shows up in the datapoint's series
+// NEWSPT for points the driver does not own is refused when acknowledged (several agents of
+// one project each answer for their own points only: an agent ignores points it does not own
+// when `ownPointsOnly` is set). Other message types (its own SPTACKs echoed back) are ignored.
+import mqtt, { type MqttClient } from 'mqtt'
+import { isSetpointMessage, parseControlsMessage } from '../protocol/controls-message.ts'
+import { readNewSetpoint, setpointAck, type NewSetpoint, type SetpointAck } from '../protocol/setpoint-messages.ts'
+import { DriverRefusal, type Driver } from './driver.ts'
+
+export interface EdgeAgentOptions {
+  /** mqtts://host:port (TLS; spec 3 accepts nothing else in production) */
+  url: string
+  /** CA certificate(s) the broker's certificate must chain to (PEM); default: the system's */
+  ca?: Buffer | string
+  username: string
+  password: string
+  /** default edge-<random> */
+  clientId?: string
+  group: string
+  handle: string
+  driver: Driver
+  /** Ignore (do not refuse) setpoints for points the driver does not own. */
+  ownPointsOnly?: boolean
+  /** Reconnect after this many ms when the connection drops (0: never; default 1000). */
+  reconnectPeriod?: number
+  log?: (msg: string) => void
+}
+
+export interface EdgeAgent {
+  client: MqttClient
+  /** NEWSPT handled (written, refused) since the start. */
+  counters: { received: number; written: number; refused: number; published: number }
+  stop(): Promise<void>
+}
+
+/** One time-series line (spec 3 "Time-series line format"): identifiers with blanks or quotes are quoted. */
+export function formatLine(point: string, value: number, atMs: number): string {
+  const id = /[\s"]/.test(point) ? `"${point.replace(/(["\s\\])/g, '\\$1')}"` : point
+  return `${id} value=${value} ${BigInt(Math.round(atMs)) * 1_000_000n}`
+}
+
+export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
+  const controls = `CONTROLS/${o.group}/${o.handle}`
+  const series = `${o.group}/${o.handle}`
+  const log = o.log ?? (() => {})
+  const counters = { received: 0, written: 0, refused: 0, published: 0 }
+  const client = await mqtt.connectAsync(o.url, {
+    ca: o.ca, username: o.username, password: o.password, clientId: o.clientId ?? `edge-${Math.random().toString(36).slice(2, 10)}`,
+    reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true,
+  })
+  // Controls messages are small: send them at once, not after Nagle's wait for an ACK.
+  const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true)
+  noDelay()
+  const subscribe = async () => {
+    const granted = await client.subscribeAsync(controls, { qos: 1 })
+    if (granted[0]?.qos === 128) throw new Error(`the broker refused the subscription to ${controls} (account ${o.username})`)
+  }
+  await subscribe()
+  client.on('connect', () => { noDelay(); subscribe().catch((err) => log(`edge: ${err.message}`)) })
+
+  const answer = (a: Omit<SetpointAck, 'type' | 'swop_version'>) => {
+    client.publish(controls, JSON.stringify(setpointAck(a)), { qos: 1 })
+  }
+  const handle = async (m: NewSetpoint) => {
+    if (o.ownPointsOnly && !o.driver.has(m.datapoint)) return
+    counters.received++
+    const base = { reference: m.reference, datapoint: m.datapoint }
+    if (m.acked) answer({ ...base, result: 'accepted' })
+    try {
+      const r = await o.driver.write({ point: m.datapoint, value: m.value, priority: m.priority, dryrun: m.dryrun, keepOutOfService: m.keep_out_of_service })
+      counters.written++
+      if (m.acked) answer({ ...base, result: 'written', priorityArray: r.priorityArray, present_value: r.presentValue, effective: r.effective })
+    } catch (err) {
+      counters.refused++
+      const reason = err instanceof DriverRefusal ? err.message : `driver error: ${(err as Error).message}`
+      log(`edge: refused ${m.datapoint}: ${reason}`)
+      if (m.acked) answer({ ...base, result: 'refused', reason })
+    }
+  }
+  client.on('message', (topic, payload) => {
+    if (topic !== controls) return
+    const parsed = parseControlsMessage(payload)
+    if (!parsed.ok || !isSetpointMessage(parsed.message)) return
+    handle(readNewSetpoint(parsed.message)).catch((err) => log(`edge: ${(err as Error).message}`))
+  })
+
+  const off = o.driver.onPresentValue((point, value, atMs) => {
+    if (value === null) return
+    counters.published++
+    client.publish(series, formatLine(point, value, atMs), { qos: 1 })
+  })
+
+  return {
+    client, counters,
+    stop: async () => {
+      off()
+      await client.endAsync()
+      await o.driver.close()
+    },
+  }
+}

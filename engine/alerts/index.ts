@@ -1,0 +1,39 @@
+// The alert runtime with its notifier, as the composition root wires it (api/main.ts): the
+// webhook and log adapters of the notification port over the catalog's durable outbox.
+import type { Catalog } from '../../catalog/index.ts'
+import type { ObservationBus } from '../observation-bus.ts'
+import type { TimeseriesStore } from '../store/port.ts'
+import { logAdapter } from '../notify/log.ts'
+import { Notifier } from '../notify/outbox.ts'
+import type { NotifyLog } from '../notify/port.ts'
+import { webhookAdapter } from '../notify/webhook.ts'
+import { realClock, type Clock } from './clock.ts'
+import { AlertRuntime, type AlertRuntimeLog } from './runtime.ts'
+
+export interface AlertsOptions {
+  catalog: Catalog
+  store: Pick<TimeseriesStore, 'read'>
+  bus: ObservationBus
+  log: AlertRuntimeLog & NotifyLog
+  clock?: Clock
+  /** Bound of the outbox (undelivered notifications); default 100,000. */
+  maxOutbox?: number
+  baseBackoffMs?: number
+  maxBackoffMs?: number
+}
+
+export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
+  const clock = o.clock ?? realClock
+  let runtime: AlertRuntime | undefined = undefined
+  const notifier = new Notifier({
+    store: o.catalog.alerts, adapters: { webhook: webhookAdapter(), log: logAdapter(o.log) }, clock, log: o.log,
+    targetOf: (id) => runtime!.targetOf(id), maxEntries: o.maxOutbox, baseBackoffMs: o.baseBackoffMs, maxBackoffMs: o.maxBackoffMs,
+  })
+  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock })
+  return Object.assign(runtime, {
+    close: async () => {
+      await runtime!.stopAll()
+      await notifier.stop()
+    },
+  })
+}

@@ -1,0 +1,97 @@
+// The document spaces (spec 1 "Documents"): uploads metered into the storage and committed to
+// the catalog, links, deletes, and removal of whole spaces. An upload streams through a Meter
+// (bounded memory: the storage adapter's backpressure reaches the client's socket) that stops
+// it at the first byte over the file-size limit or over the space's free bytes; the catalog's
+// commit then decides exactly, so concurrent uploads can never exceed a quota together.
+import { randomUUID } from 'node:crypto'
+import type { Readable } from 'node:stream'
+import { filesFull, quotaRefusal, spaceKey, type Space } from '../../catalog/files.ts'
+import type { FilesPort } from '../../catalog/port.ts'
+import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { Meter } from './meter.ts'
+import type { BlobStore } from './port.ts'
+
+export interface DocumentsOptions {
+  now?: () => number
+  log?: { warn: (o: object, msg: string) => void }
+  /** How often (bytes) a running upload re-reads the space's committed use. */
+  refreshEvery?: number
+}
+
+export interface Uploaded { path: string; size_bytes: number; sha256: string }
+
+export class Documents {
+  private readonly now: () => number
+  private readonly refreshEvery: number
+
+  constructor (readonly files: FilesPort, readonly blobs: BlobStore, private readonly o: DocumentsOptions = {}) {
+    this.now = o.now ?? Date.now
+    this.refreshEvery = o.refreshEvery ?? 1024 * 1024
+  }
+
+  /** Stores `body` as the file at `path`: `create` refuses an existing path (400), `replace` a missing one (404). */
+  async upload(space: Space, mode: 'create' | 'replace', path: string, body: Readable): Promise<Uploaded> {
+    const existing = await this.files.get(space, path)
+    if (mode === 'create' && existing) throw new InvalidInputError(`File '${path}' already exists`)
+    if (mode === 'replace' && !existing) throw new NotFoundError(`File '${path}' not found`)
+    const limits = await this.files.limits(space)
+    const used = await this.files.usage(space)
+    if (!existing && used.files + 1 > limits.files) throw filesFull(space, limits)
+    // Bytes held by the other files of the space; refreshed while streaming, so an upload
+    // that another one overtook stops early instead of streaming to a certain refusal.
+    let others = used.space_bytes - (existing?.size_bytes ?? 0)
+    let nextRefresh = this.refreshEvery
+    const meter = new Meter((total) => {
+      const refused = quotaRefusal(space, limits, others, total)
+      if (refused) throw refused
+      if (total >= nextRefresh) {
+        nextRefresh = total + this.refreshEvery
+        this.files.usage(space).then((u) => { others = u.space_bytes - (existing?.size_bytes ?? 0) }, () => {})
+      }
+    })
+    body.once('error', (err) => meter.destroy(err))
+    body.pipe(meter)
+    const objectKey = `${spaceKey(space)}/${randomUUID()}`
+    try {
+      await this.blobs.put(objectKey, meter)
+    } catch (err) {
+      body.unpipe(meter) // the rest of the upload is not read: the route closes the connection
+      throw err
+    }
+    const file = { path, object_key: objectKey, size_bytes: meter.bytes, sha256: meter.sha256() }
+    let replacedKey: string | undefined
+    try {
+      ({ replacedKey } = await this.files.commit(space, mode, file, this.now()))
+    } catch (err) {
+      await this.blobs.delete(objectKey).catch((e) => this.o.log?.warn({ err: e, objectKey }, 'documents: refused upload left an object'))
+      throw err
+    }
+    if (replacedKey) await this.blobs.delete(replacedKey).catch((e) => this.o.log?.warn({ err: e, replacedKey }, 'documents: replaced object not deleted'))
+    return { path, size_bytes: file.size_bytes, sha256: file.sha256 }
+  }
+
+  async link(space: Space, path: string, expiresInSeconds: number): Promise<{ download_link: string; path: string; valid_until: string }> {
+    const row = await this.files.get(space, path)
+    if (!row) throw new NotFoundError(`File '${path}' not found`)
+    const { url, validUntil } = await this.blobs.link(row.object_key, { expiresInSeconds, now: new Date(this.now()), filename: path.split('/').pop() })
+    return { download_link: url, path, valid_until: validUntil.toISOString() }
+  }
+
+  /** Deletes a file, or a folder with every file in it. */
+  async delete(space: Space, path: string): Promise<void> {
+    const keys = await this.files.delete(space, path)
+    for (const k of keys) await this.blobs.delete(k).catch((err) => this.o.log?.warn({ err, k }, 'documents: object of a deleted file not deleted'))
+  }
+
+  /** Removes the objects of a deleted project (its file rows and quota went with it by cascade). */
+  async dropProjectSpace(projectId: number): Promise<void> {
+    await this.blobs.deletePrefix(spaceKey({ kind: 'project', companyId: 0, projectId }))
+  }
+
+  /** Removes the objects of every space whose company or project no longer exists. */
+  async sweep(): Promise<string[]> {
+    const orphans = await this.files.orphans(await this.blobs.listPrefixes())
+    for (const k of orphans) await this.blobs.deletePrefix(k)
+    return orphans
+  }
+}

@@ -1,0 +1,194 @@
+// The notifier: delivers stored notifications (the durable outbox in the catalog) through the
+// adapters of the port, never blocking the stream (issue 13 item 4).
+//
+// - Every notification is written to the outbox in the same transaction as its event
+//   (catalog/alerts.ts recordTransitions), then handed to `enqueue`, which sends at once; an
+//   entry leaves the outbox only when delivered. After a restart `start()` loads what is left.
+// - Lanes: one per channel and destination (a webhook URL). A failure puts the lane on hold
+//   with exponential back-off (base·2^failures, capped); while on hold only one probe is sent
+//   when the back-off ends, and a success resumes full speed. So an endpoint down for an hour
+//   is asked about every `maxBackoffMs`, and everything queued for it goes out once it is back.
+// - The bound (habit 6): at most `maxEntries` undelivered notifications. Beyond it the
+//   OLDEST are dropped from the outbox, counted in `metrics().dropped` and logged with their
+//   number and ids: nothing is dropped silently.
+// - At most `maxInFlight` requests per lane at once; the rest wait in memory in order.
+import type { Clock } from '../alerts/clock.ts'
+import type { Delivery, NotificationAdapter, NotifyLog, NotifyTarget } from './port.ts'
+
+export interface OutboxStore {
+  outboxPending(limit: number, after?: number): Promise<{ id: number; alert_id: number; channel: string; payload: string }[]>
+  outboxCount(): Promise<number>
+  outboxDelete(ids: readonly number[]): Promise<void>
+  outboxDropOldest(n: number): Promise<{ id: number }[]>
+}
+
+export interface NotifierOptions {
+  store: OutboxStore
+  adapters: Record<string, NotificationAdapter>
+  /** The alert's current notification target; undefined when the alert is gone. */
+  targetOf: (alertId: number) => Promise<NotifyTarget | undefined>
+  clock: Clock
+  log: NotifyLog
+  maxEntries?: number
+  maxInFlight?: number
+  baseBackoffMs?: number
+  maxBackoffMs?: number
+}
+
+interface Lane { key: string; queue: Delivery[]; inFlight: number; failures: number; holdUntil: number; timer?: () => void }
+
+export class Notifier {
+  private readonly lanes = new Map<string, Lane>()
+  private pending = 0
+  private readonly delivered: number[] = []
+  /** Ids dropped from the outbox at the bound while their attempt was in flight. */
+  private readonly doomed = new Set<number>()
+  private flushing = false
+  private stopped = false
+  private readonly counters = { delivered: 0, failed_attempts: 0, dropped: 0, undeliverable: 0 }
+  private readonly maxEntries: number
+  private readonly maxInFlight: number
+  private readonly base: number
+  private readonly cap: number
+
+  constructor (private readonly o: NotifierOptions) {
+    this.maxEntries = o.maxEntries ?? 100_000
+    this.maxInFlight = o.maxInFlight ?? 16
+    this.base = o.baseBackoffMs ?? 1000
+    this.cap = o.maxBackoffMs ?? 30_000
+  }
+
+  /** Loads the undelivered notifications of the previous run and sends them. */
+  async start(): Promise<void> {
+    let after = 0
+    for (;;) {
+      const page = await this.o.store.outboxPending(1000, after)
+      if (page.length === 0) break
+      await this.enqueue(page.map((e) => ({ id: e.id, alertId: e.alert_id, channel: e.channel, payload: e.payload })))
+      after = page[page.length - 1].id
+    }
+  }
+
+  /** Notifications already durable in the outbox: send them (without waiting for delivery). */
+  async enqueue(list: readonly Delivery[]): Promise<void> {
+    for (const d of list) {
+      const target = await this.o.targetOf(d.alertId)
+      if (!target) { // the alert was deleted: nothing can deliver it any more
+        this.counters.undeliverable++
+        this.o.log.warn({ alert_id: d.alertId, delivery: d.id }, 'alert notification not deliverable: the alert was deleted')
+        this.done(d.id)
+        continue
+      }
+      const key = d.channel === 'webhook' ? `webhook ${target.webhook?.url}` : d.channel
+      let lane = this.lanes.get(key)
+      if (!lane) this.lanes.set(key, lane = { key, queue: [], inFlight: 0, failures: 0, holdUntil: 0 })
+      lane.queue.push(d)
+      this.pending++
+      this.pump(lane)
+    }
+    if (this.pending > this.maxEntries) await this.dropOldest(this.pending - this.maxEntries)
+  }
+
+  metrics() {
+    return { ...this.counters, pending: this.pending }
+  }
+
+  /** Stops sending; what is undelivered stays in the outbox for the next start. */
+  async stop(): Promise<void> {
+    this.stopped = true
+    for (const lane of this.lanes.values()) lane.timer?.()
+    await this.flush()
+    for (const a of Object.values(this.o.adapters)) await a.close?.()
+  }
+
+  private pump(lane: Lane): void {
+    if (this.stopped) return
+    const now = this.o.clock.now()
+    if (lane.failures > 0) {
+      // On hold: one probe at a time once the back-off has passed.
+      if (now < lane.holdUntil) {
+        if (!lane.timer) lane.timer = this.o.clock.setTimer(() => { lane.timer = undefined; this.pump(lane) }, lane.holdUntil - now)
+        return
+      }
+      if (lane.inFlight > 0) return
+      this.send(lane)
+      return
+    }
+    while (lane.inFlight < this.maxInFlight && lane.queue.length > 0) this.send(lane)
+  }
+
+  private send(lane: Lane): void {
+    const d = lane.queue.shift()
+    if (!d) return
+    lane.inFlight++
+    void this.attempt(d).then((ok) => {
+      lane.inFlight--
+      if (ok) {
+        this.doomed.delete(d.id)
+        this.pending--
+        this.counters.delivered++
+        lane.failures = 0
+        this.done(d.id)
+      } else if (this.doomed.delete(d.id)) { // dropped at the bound while in flight
+        this.pending--
+        this.counters.failed_attempts++
+        this.counters.dropped++
+        this.o.log.warn({ dropped: 1, total_dropped: this.counters.dropped, bound: this.maxEntries, first: d.id, last: d.id }, 'alert outbox full: dropped the oldest undelivered notifications')
+      } else {
+        this.counters.failed_attempts++
+        lane.failures++
+        lane.holdUntil = this.o.clock.now() + Math.min(this.cap, this.base * 2 ** Math.min(lane.failures - 1, 20))
+        // Back in its place by id: the oldest goes first once the endpoint is back.
+        const at = lane.queue.findIndex((q) => q.id > d.id)
+        lane.queue.splice(at < 0 ? lane.queue.length : at, 0, d)
+      }
+      this.pump(lane)
+    })
+  }
+
+  private async attempt(d: Delivery): Promise<boolean> {
+    try {
+      const target = await this.o.targetOf(d.alertId)
+      const adapter = this.o.adapters[d.channel]
+      if (!target || !adapter) throw new Error(!target ? 'the alert was deleted' : `no adapter for channel ${d.channel}`)
+      await adapter.deliver(d, target)
+      return true
+    } catch (err) {
+      if (this.counters.failed_attempts % 100 === 0) this.o.log.warn({ err, alert_id: d.alertId, delivery: d.id, channel: d.channel }, 'alert notification failed; retried with back-off')
+      return false
+    }
+  }
+
+  private async dropOldest(n: number): Promise<void> {
+    const dropped = await this.o.store.outboxDropOldest(n)
+    const ids = new Set(dropped.map((d) => d.id))
+    let removed = 0
+    for (const lane of this.lanes.values()) {
+      const before = lane.queue.length
+      lane.queue = lane.queue.filter((d) => !ids.has(d.id))
+      removed += before - lane.queue.length
+    }
+    // The rest are in flight: dropped if that attempt fails, delivered if it succeeds.
+    for (const id of ids) this.doomed.add(id)
+    for (const lane of this.lanes.values()) for (const d of lane.queue) this.doomed.delete(d.id)
+    this.pending -= removed
+    this.counters.dropped += removed
+    this.o.log.warn({ dropped: removed, total_dropped: this.counters.dropped, bound: this.maxEntries, first: dropped[0]?.id, last: dropped[dropped.length - 1]?.id },
+      'alert outbox full: dropped the oldest undelivered notifications')
+  }
+
+  /** Delivered ids leave the outbox in batches (one transaction per turn). */
+  private done(id: number): void {
+    this.delivered.push(id)
+    if (!this.flushing) {
+      this.flushing = true
+      setImmediate(() => { void this.flush() })
+    }
+  }
+
+  private async flush(): Promise<void> {
+    const ids = this.delivered.splice(0)
+    this.flushing = false
+    if (ids.length > 0) await this.o.store.outboxDelete(ids)
+  }
+}

@@ -1,0 +1,35 @@
+// The documented notification payload (README "Alerts"; issue 13: "Document the payload").
+// One JSON object per raise or reset; the same text is signed and sent:
+//   { "type": "alert.raise" | "alert.reset",
+//     "alert": { "id", "name", "kind", "project_id", "dataPointID", "attributes" },
+//     "event": { "id", "kind", "level", "previous_level", "value", "time" } }
+// `event.id` is unique and stable: delivery is at least once, so receivers drop repeats by it.
+import { createHmac } from 'node:crypto'
+
+export interface PayloadAlert { id: number; name: string; kind: string; project_id: number; dataPointID: string; attributes: Record<string, string> }
+export interface PayloadEvent { id: number; kind: 'raise' | 'reset'; level: string | null; previous_level: string | null; value: number | null; time: number }
+
+/** RFC 3339 UTC with up to microseconds, from µs since the epoch (DESIGN.md "Conventions"). */
+export function rfc3339(us: number): string {
+  const ms = Math.floor(us / 1000)
+  const iso = new Date(ms).toISOString() // ...sss Z
+  const micro = Math.floor(us - ms * 1000)
+  const text = micro === 0 ? iso.replace('.000Z', 'Z') : iso.replace('Z', String(micro).padStart(3, '0') + 'Z')
+  return text
+}
+
+export function alertPayload(alert: PayloadAlert, event: PayloadEvent): string {
+  return JSON.stringify({
+    type: `alert.${event.kind}`,
+    alert: { id: alert.id, name: alert.name, kind: alert.kind, project_id: alert.project_id, dataPointID: alert.dataPointID, attributes: alert.attributes },
+    event: { id: event.id, kind: event.kind, level: event.level, previous_level: event.previous_level, value: event.value, time: rfc3339(event.time) },
+  })
+}
+
+/**
+ * The signature header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. The
+ * timestamp is signed with the body, so a receiver can refuse replays older than it accepts.
+ */
+export function signature(secret: string, body: string, unixSeconds: number): string {
+  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`
+}

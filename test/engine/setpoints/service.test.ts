@@ -1,0 +1,100 @@
+// The setpoint service against the real catalog (in memory) and a fake publisher: the
+// lifecycle table, answers accepted only from the operation's project and for its datapoint,
+// late and duplicate answers ignored, publish failures, resume after a restart, project stop.
+import t, { type Test } from 'tap'
+import { adminEndpoints } from '../../../api/registry.ts'
+import { Catalog } from '../../../catalog/index.ts'
+import { SETPOINT_LIFECYCLE, INITIALIZED, REQUESTED, WRITTEN, FAILED } from '../../../engine/setpoints/lifecycle.ts'
+import { SetpointService, type SetpointWrite } from '../../../engine/setpoints/service.ts'
+import { readSetpointAck } from '../../../protocol/setpoint-messages.ts'
+
+const NULLS = new Array(16).fill(null)
+
+async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number } = {}) {
+  const catalog = Catalog.open(':memory:', adminEndpoints)
+  t.teardown(() => catalog.close())
+  const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'password-1' })
+  const p1 = (await catalog.projects.create(company.id, { name: 'one' }, null)).project
+  const p2 = (await catalog.projects.create(company.id, { name: 'two' }, null)).project
+  const sent: SetpointWrite[] = []
+  const service = new SetpointService({
+    setpoints: catalog.setpoints, timeoutMs: opts.timeoutMs ?? 60_000,
+    publish: async (_pid, m) => { if (opts.fail) throw new Error('broker closed'); sent.push(m); return 'CONTROLS/g/h' },
+  })
+  t.teardown(() => service.stopAll())
+  const req = (projectId = p1.id, extra = {}) => service.request({ projectId, dataPointID: 'dp', value: 21, priority: 13, acked: true, dryrun: false, keepOutOfService: false, requestedBy: 'a@acme.test', ...extra })
+  /** As ingest/mqtt/setpoint-link.ts hands them on: decoded, or ignored when malformed. */
+  const answer = async (projectId: number, m: Record<string, unknown>) => {
+    const read = readSetpointAck({ type: 'SPTACK', swop_version: 0.1, datapoint: 'dp', ...m })
+    if (read.ok) await service.onAnswer({ projectId, username: 'edge' }, read.ack)
+    else service.ignoredAnswer({ projectId, username: 'edge' }, read.error)
+  }
+  return { catalog, service, sent, req, answer, p1: p1.id, p2: p2.id }
+}
+
+t.test('the lifecycle table', async (t) => {
+  const L = SETPOINT_LIFECYCLE
+  t.equal(L.initial, INITIALIZED)
+  t.equal(L.next(INITIALIZED, 'send', 'x'), REQUESTED)
+  t.equal(L.next(REQUESTED, 'written', 'x'), WRITTEN)
+  t.equal(L.next(REQUESTED, 'timeout', 'x'), FAILED)
+  t.equal(L.next(REQUESTED, 'refused', 'x'), FAILED)
+  t.equal(L.next(INITIALIZED, 'ended', 'x'), FAILED)
+  for (const final of [WRITTEN, FAILED]) {
+    for (const trigger of ['send', 'accepted', 'written', 'refused', 'timeout', 'ended'] as const) t.notOk(L.allows(final, trigger), `${L.text(final)} is final (${trigger})`)
+  }
+  t.throws(() => L.next(WRITTEN, 'timeout', 'r1'), /Setpoint operation 'r1': timeout is not allowed while written/)
+})
+
+t.test('answers count only from the operation\'s project, for its datapoint, while requested', async (t) => {
+  const s = await setup(t)
+  const op = await s.req()
+  t.equal(op.status, 'requested')
+  t.same(s.sent[0], { datapoint: 'dp', value: 21, priority: 13, reference: op.reference, acked: true, dryrun: false, keep_out_of_service: false })
+  await s.answer(s.p2, { reference: op.reference, result: 'written', priorityArray: NULLS })
+  await s.answer(s.p1, { reference: op.reference, datapoint: 'other', result: 'written', priorityArray: NULLS })
+  await s.answer(s.p1, { reference: 'nope', result: 'written', priorityArray: NULLS })
+  await s.answer(s.p1, { reference: op.reference, result: 'written', priorityArray: [1] }) // malformed
+  t.equal(s.service.counters.answers_ignored, 4)
+  t.equal((await s.catalog.setpoints.get(op.reference)).status, 'requested', 'none of them moved it')
+  await s.answer(s.p1, { reference: op.reference, result: 'written', priorityArray: [...NULLS.slice(0, 12), 20, ...NULLS.slice(13)], present_value: 21 })
+  const done = await s.catalog.setpoints.get(op.reference)
+  t.equal(done.status, 'written')
+  t.equal(done.old_value, '20')
+  t.equal(done.log.at(-1)!.overwritten_value, '20')
+  await s.answer(s.p1, { reference: op.reference, result: 'refused', reason: 'late' })
+  t.equal((await s.catalog.setpoints.get(op.reference)).status, 'written', 'a late answer does not change a final state')
+  t.equal(s.service.counters.answers_ignored, 5)
+})
+
+t.test('a publish failure fails the operation; unacknowledged operations have no deadline', async (t) => {
+  const s = await setup(t, { fail: true })
+  const op = await s.req()
+  t.equal(op.status, 'failed')
+  t.match(op.log.at(-1)!.msg, /could not be sent to the edge device: broker closed/)
+  const ok = await setup(t)
+  const un = await ok.req(ok.p1, { acked: false })
+  t.equal(un.status, 'requested')
+  t.equal(un.deadline, null)
+})
+
+t.test('resume: requested operations keep their deadline, initialized ones end; stopProject ends pending ones', async (t) => {
+  const s = await setup(t, { timeoutMs: 50 })
+  const waiting = await s.req()
+  s.service.stopAll() // as if the process stopped
+  await s.catalog.setpoints.create({ ...waiting, reference: 'never-sent', status: 'initialized', deadline: null, log: [] })
+  const fresh = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 50, publish: async () => 'x' })
+  t.teardown(() => fresh.stopAll())
+  t.same(await fresh.resume(), { waiting: 1, ended: 1 })
+  t.equal((await s.catalog.setpoints.get('never-sent')).status, 'failed')
+  await new Promise((r) => setTimeout(r, 120)) // the 50 ms deadline passes
+  t.equal((await s.catalog.setpoints.get(waiting.reference)).status, 'failed')
+
+  const p = await setup(t)
+  const a = await p.req(p.p1)
+  const b = await p.req(p.p2)
+  await p.service.stopProject(p.p1)
+  t.equal((await p.catalog.setpoints.get(a.reference)).status, 'failed')
+  t.match((await p.catalog.setpoints.get(a.reference)).log.at(-1)!.msg, /is being deleted/)
+  t.equal((await p.catalog.setpoints.get(b.reference)).status, 'requested', 'other projects are untouched')
+})

@@ -1,0 +1,210 @@
+// Representative traffic for the OpenAPI check (issue 15, item 8): for every endpoint of the
+// registry one request that succeeds and one that fails, sent over real HTTP to `base`. The
+// test validates the answers against the served document (test/api/openapi.test.ts); the
+// same traffic sent through `prism proxy` lets Prism validate it (scripts/openapi-traffic.ts).
+import { basic, type Login } from './platform.ts'
+
+export interface Exchange {
+  endpoint: number
+  expect: 'success' | 'failure'
+  method: string
+  url: string
+  status: number
+  contentType: string
+  body: unknown
+}
+
+type Who = Login | { bearer: string } | null
+interface Send { who?: Who; body?: unknown; form?: FormData }
+
+/** Runs the traffic as `admin` (a company admin) against the API at `base`; returns every exchange. */
+/** What only the operator or a device can do, done by the caller between requests (optional). */
+export interface TrafficHooks {
+  /** Enables setpoint writing for the project and marks the datapoint writable (its metadata). */
+  setpointsReady?: (projectId: number, dataPointID: string) => Promise<void>
+}
+
+export async function representativeTraffic(base: string, admin: Login, hooks: TrafficHooks = {}): Promise<Exchange[]> {
+  const out: Exchange[] = []
+  const call = async (endpoint: number, expect: Exchange['expect'], method: string, url: string, opts: Send = {}) => {
+    const who = opts.who === undefined ? admin : opts.who
+    const headers: Record<string, string> = {}
+    if (who && 'bearer' in who) headers.authorization = `Bearer ${who.bearer}`
+    else if (who) headers.authorization = basic(who)
+    let body: string | FormData | undefined
+    if (opts.form) body = opts.form
+    else if (opts.body !== undefined) { headers['content-type'] = 'application/json'; body = JSON.stringify(opts.body) }
+    const res = await fetch(base + url, { method, headers, body })
+    const text = await res.text()
+    let parsed: unknown = text
+    try { parsed = JSON.parse(text) } catch { /* not JSON: the check reports it */ }
+    const x = { endpoint, expect, method, url, status: res.status, contentType: res.headers.get('content-type') ?? '', body: parsed }
+    out.push(x)
+    return x as Exchange & { body: any }
+  }
+  const ok = (no: number, method: string, url: string, opts?: Send) => call(no, 'success', method, url, opts)
+  const bad = (no: number, method: string, url: string, opts?: Send) => call(no, 'failure', method, url, opts)
+  const nobody: Login = { email: admin.email, password: 'not-the-password' }
+
+  // User scope: the caller's own record; failures are wrong or missing credentials.
+  await ok(1, 'GET', '/v2/user')
+  await bad(1, 'GET', '/v2/user', { who: null })
+  await ok(4, 'GET', '/v2/user/projects')
+  await bad(4, 'GET', '/v2/user/projects', { who: nobody })
+  await ok(5, 'GET', '/v2/endpoints')
+  await bad(5, 'GET', '/v2/endpoints', { who: null })
+  const token = (await ok(6, 'POST', '/v2/auth/token', { body: { expires_in: 600 } })).body.resource.access_token as string
+  await bad(6, 'POST', '/v2/auth/token', { who: { bearer: token }, body: {} })
+  await ok(7, 'DELETE', '/v2/auth/token', { who: { bearer: token } })
+  await bad(7, 'DELETE', '/v2/auth/token', { who: { bearer: token } })
+
+  // Company scope.
+  const company = (await ok(10, 'GET', '/v2/company')).body.company.id as number
+  await ok(8, 'GET', '/v2/system/metrics')
+  const newbie = { email: 'newbie@openapi.test', password: 'newbie-password' }
+  const newbieId = (await ok(13, 'POST', '/v2/company/user', { body: { company_id: company, firstName: 'New', lastName: 'Bie', ...newbie } })).body.resource.id as number
+  await bad(13, 'POST', '/v2/company/user', { body: { company_id: company, firstName: 'New', lastName: 'Bie', ...newbie } })
+  await bad(8, 'GET', '/v2/system/metrics', { who: newbie })
+  await bad(10, 'GET', '/v2/company', { who: newbie })
+  await ok(2, 'PUT', '/v2/user', { who: newbie, body: { firstName: 'Newer' } })
+  await bad(2, 'PUT', '/v2/user', { who: newbie, body: { firstName: 42 } })
+  const pid = (await ok(11, 'POST', '/v2/company/project', { body: { name: 'OpenAPI' } })).body.resource.project.id as number
+  await bad(11, 'POST', '/v2/company/project', { body: {} })
+  const spare = (await ok(12, 'POST', '/v2/project', { body: { name: 'Spare' } })).body.resource.project.id as number
+  await bad(12, 'POST', '/v2/project', { who: newbie, body: { name: 'Nope' } })
+  await ok(14, 'GET', '/v2/company/roles')
+  await bad(14, 'GET', '/v2/company/roles', { who: newbie })
+  const role = (await ok(15, 'POST', '/v2/company/role', { body: { name: 'openapi-viewer', authed_endpoints: [10] } })).body.resource.id as number
+  await bad(15, 'POST', '/v2/company/role', { body: { name: 'openapi-viewer' } })
+  await ok(16, 'GET', `/v2/company/role/${role}`)
+  await bad(16, 'GET', '/v2/company/role/999999')
+  await ok(17, 'PUT', `/v2/company/role/${role}`, { body: { description: 'reads the company' } })
+  await bad(17, 'PUT', '/v2/company/role/999999', { body: { description: 'x' } })
+  await ok(19, 'POST', `/v2/company/role/${role}/user/${newbieId}`)
+  await bad(19, 'POST', `/v2/company/role/999999/user/${newbieId}`)
+  await ok(20, 'DELETE', `/v2/company/role/${role}/user/${newbieId}`)
+  await bad(20, 'DELETE', `/v2/company/role/${role}/user/${newbieId}`)
+  await ok(18, 'DELETE', `/v2/company/role/${role}`)
+  await bad(18, 'DELETE', `/v2/company/role/${role}`)
+
+  // Project scope.
+  const p = `/v2/project/${pid}`
+  await ok(30, 'GET', p)
+  await bad(30, 'GET', p, { who: newbie })
+  await ok(31, 'PUT', p, { body: { description: 'documented' } })
+  await bad(31, 'PUT', p, { body: { name: '' } })
+  await ok(32, 'DELETE', `/v2/project/${spare}`)
+  await bad(32, 'DELETE', `/v2/project/${spare}`)
+  await ok(33, 'GET', `${p}/roles`)
+  await bad(33, 'GET', `${p}/roles`, { who: newbie })
+  const prole = (await ok(34, 'POST', `${p}/role`, { body: { name: 'openapi-reader', authed_endpoints: [52] } })).body.resource.id as number
+  await bad(34, 'POST', `${p}/role`, { body: { name: 'openapi-reader' } })
+  await ok(35, 'GET', `${p}/role/${prole}`)
+  await bad(35, 'GET', `${p}/role/999999`)
+  await ok(36, 'PUT', `${p}/role/${prole}`, { body: { description: 'reads' } })
+  await bad(36, 'PUT', `${p}/role/${prole}`, { body: { authed_endpoints: 'all' } })
+  const tagAuth = (await ok(38, 'POST', `${p}/role/${prole}/tagauth`, { body: { key: 'room', value: 'A', read: true, write: false } })).body.resource.authed_tags[0].id as number
+  await bad(38, 'POST', `${p}/role/${prole}/tagauth`, { body: { key: 'room' } })
+  await ok(39, 'DELETE', `${p}/role/${prole}/tagauth/${tagAuth}`)
+  await bad(39, 'DELETE', `${p}/role/${prole}/tagauth/${tagAuth}`)
+  await ok(40, 'POST', `${p}/role/${prole}/user/${newbieId}`)
+  await bad(40, 'POST', `${p}/role/${prole}/user/999999`)
+  await ok(41, 'DELETE', `${p}/role/${prole}/user/${newbieId}`)
+  await bad(41, 'DELETE', `${p}/role/${prole}/user/${newbieId}`)
+  await ok(37, 'DELETE', `${p}/role/${prole}`)
+  await bad(37, 'DELETE', `${p}/role/${prole}`)
+
+  await ok(50, 'POST', `${p}/timeseries`, { body: { 'room A temp': [{ time: '2024-01-01T00:00:00Z', value: 21.5 }] } })
+  await bad(50, 'POST', `${p}/timeseries`, { body: { 'room A temp': [{ time: 'yesterday', value: 1 }] } })
+  const csv = (text: string) => { const f = new FormData(); f.append('import_file', new Blob([text], { type: 'text/csv' }), 'data.csv'); return f }
+  await ok(51, 'POST', `${p}/importTimeseries?format=csv&on_error=continue`, { form: csv('room A temp,22,2024-01-01T00:10:00Z\n') })
+  await bad(51, 'POST', `${p}/importTimeseries?format=xml&on_error=continue`, { form: csv('x,1,2024-01-01T00:00:00Z\n') })
+  await ok(53, 'POST', `${p}/importTimeseries/csv?on_error=abort`, { form: csv('room A temp,23,2024-01-01T00:20:00Z\n') })
+  await bad(53, 'POST', `${p}/importTimeseries/csv?on_error=abort`, { body: { not: 'multipart' } })
+  await ok(52, 'GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=${encodeURIComponent('room A temp')}`)
+  await bad(52, 'GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=unknown`)
+
+  const account = { username: `openapi-${pid}`, password: 'mqtt-password-1', rights: 'write' }
+  const mqttId = (await ok(60, 'POST', `${p}/mqttuser`, { body: account })).body.resource.id as number
+  await bad(60, 'POST', `${p}/mqttuser`, { body: account })
+  await ok(61, 'PUT', `${p}/mqttuser/${mqttId}`, { body: { description: 'edge' } })
+  await bad(61, 'PUT', `${p}/mqttuser/999999`, { body: { description: 'edge' } })
+  await ok(62, 'GET', `${p}/mqttusers`)
+  await bad(62, 'GET', `${p}/mqttusers`, { who: newbie })
+  await ok(63, 'GET', `${p}/mqttuser/${mqttId}`)
+  await bad(63, 'GET', `${p}/mqttuser/999999`)
+  await ok(64, 'DELETE', `${p}/mqttuser/${mqttId}`)
+  await bad(64, 'DELETE', `${p}/mqttuser/${mqttId}`)
+
+  const vdp = `${p}/virtual_datapoint`
+  await ok(70, 'POST', `${vdp}?dataPointID=double&type=formula`, { body: { pins: { P1: { dataPointID: 'room A temp' } }, parameters: { formula: '2 * P1' } } })
+  await bad(70, 'POST', `${vdp}?dataPointID=double&type=formula`, { body: { pins: { P1: { dataPointID: 'room A temp' } }, parameters: { formula: '2 * P1' } } })
+  await ok(74, 'GET', `${vdp}?dataPointID=double`)
+  await bad(74, 'GET', `${vdp}?dataPointID=unknown`)
+  await ok(72, 'PUT', `${vdp}?dataPointID=double`, { body: { description: 'twice room A' } })
+  await bad(72, 'PUT', `${vdp}?dataPointID=unknown`, { body: { description: 'x' } })
+  await ok(75, 'GET', `${p}/virtual_datapoints?search=double`)
+  await bad(75, 'GET', `${p}/virtual_datapoints?filter=colour`)
+  await bad(71, 'POST', `${vdp}/run?dataPointID=double&run=false`) // not running: 409
+  await ok(71, 'POST', `${vdp}/run?dataPointID=double&run=true`)
+  await ok(71, 'POST', `${vdp}/run?dataPointID=double&run=false`)
+  await ok(73, 'DELETE', `${vdp}?dataPointID=double`)
+  await bad(73, 'DELETE', `${vdp}?dataPointID=double`)
+
+  // Documents: the company space (80-85) and the project space (90-95).
+  const file = (text: string, name = 'plan.txt') => { const f = new FormData(); f.append('file', new Blob([text], { type: 'text/plain' }), name); return f }
+  for (const [first, base] of [[80, '/v2/company'], [90, p]] as const) {
+    await ok(first, 'GET', `${base}/quota`)
+    await bad(first, 'GET', `${base}/quota`, { who: newbie })
+    await ok(first + 1, 'POST', `${base}/file?folder=docs`, { form: file('first') })
+    await bad(first + 1, 'POST', `${base}/file?folder=docs`, { form: file('again') })
+    await ok(first + 2, 'GET', `${base}/files?search=plan`)
+    await bad(first + 2, 'GET', `${base}/files?per_page=0`)
+    await ok(first + 3, 'GET', `${base}/file?path=docs/plan.txt&expiry=30m`)
+    await bad(first + 3, 'GET', `${base}/file?path=docs/none.txt`)
+    await ok(first + 4, 'PUT', `${base}/file?folder=docs`, { form: file('second') })
+    await bad(first + 4, 'PUT', `${base}/file?folder=docs`, { form: file('none', 'none.txt') })
+    await ok(first + 5, 'DELETE', `${base}/file?path=docs/plan.txt`)
+    await bad(first + 5, 'DELETE', `${base}/file?path=docs/plan.txt`)
+  }
+
+  // Alerts (100-108): a threshold and a throughput alert on the datapoint written above.
+  const alertBody = { name: 'room A hot', dataPointID: 'room A temp', thresholds: { warn: { upper: 26, upper_reset: 24 } }, notification: { log: true } }
+  const alertId = (await ok(100, 'POST', `/v2/alert/threshold?project_id=${pid}`, { body: alertBody })).body.resource.id as number
+  await bad(100, 'POST', `/v2/alert/threshold?project_id=${pid}`, { body: { ...alertBody, thresholds: {} } })
+  const silentId = (await ok(101, 'POST', `/v2/alert/throughput?project_id=${pid}`, { body: { name: 'room A silent', dataPointID: 'room A temp', throughput: { window_seconds: 900, min_count: 1, level: 'crit' } } })).body.resource.id as number
+  await bad(101, 'POST', `/v2/alert/throughput?project_id=${pid}`, { body: { name: 'x', dataPointID: 'room A temp' } })
+  await ok(103, 'POST', `/v2/alert/${silentId}/disable?project_id=${pid}`)
+  await bad(103, 'POST', `/v2/alert/${silentId}/disable?project_id=${pid}`)
+  await ok(102, 'POST', `/v2/alert/${silentId}/enable?project_id=${pid}`)
+  await bad(102, 'POST', `/v2/alert/${silentId}/enable?project_id=${pid}`)
+  await ok(105, 'GET', `${p}/alerts?search=room&sort=-name`)
+  await bad(105, 'GET', `${p}/alerts?sort=colour`)
+  await bad(106, 'PUT', `${p}/alert/${alertId}`, { body: { name: 'renamed' } })
+  await bad(106, 'PUT', `${p}/alert/999999`, { body: { name: 'renamed' } })
+  await ok(107, 'GET', `${p}/alert/${alertId}`)
+  await bad(107, 'GET', `${p}/alert/999999`)
+  await ok(108, 'GET', `${p}/alert/${alertId}/events`)
+  await bad(108, 'GET', `${p}/alert/999999/events`)
+  await ok(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
+  await bad(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
+
+  // Setpoints (140-143); a successful write needs the operator's enabling and a writable point.
+  const sp = `project_id=${pid}&dataPointID=${encodeURIComponent('room A temp')}`
+  if (hooks.setpointsReady) {
+    await hooks.setpointsReady(pid, 'room A temp')
+    await ok(140, 'PUT', `/v2/datapoint?${sp}`, { body: { setpoint_min_value: 15, setpoint_max_value: 30 } })
+    const ref = (await ok(141, 'POST', `/v2/datapoint/setpoint?${sp}&value=21&acked=true`)).body.resource.reference as string
+    await ok(142, 'GET', `/v2/datapoint/setpoint/${ref}`)
+  }
+  await bad(140, 'PUT', `/v2/datapoint?${sp}`, { body: { setpoint_min_value: 'low' } })
+  await bad(141, 'POST', `/v2/datapoint/setpoint?${sp}&value=35`)
+  await bad(142, 'GET', '/v2/datapoint/setpoint/no-such-reference')
+  await ok(143, 'GET', `/v2/datapoint/setpoints?${sp}`)
+  await bad(143, 'GET', `/v2/datapoint/setpoints?project_id=${pid}&dataPointID=unknown`)
+
+  // Last: a user deletes its own account.
+  await bad(3, 'DELETE', '/v2/user', { who: { ...newbie, password: 'wrong-password' } })
+  await ok(3, 'DELETE', '/v2/user', { who: newbie })
+  return out
+}

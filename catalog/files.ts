@@ -33,6 +33,23 @@ export class FileSpaces {
     this.sql = statements(db)
   }
 
+  /** The space's key: the prefix of its objects in the storage. */
+  key(s: Space): string {
+    return spaceKey(s)
+  }
+
+  /** Why an upload that has reached `total` bytes cannot fit beside `others` bytes (413 naming the limit). */
+  refusal(s: Space, l: QuotaLimits, others: number, total: number): TooLargeError | undefined {
+    if (total > l.file_size_bytes) return fileTooLarge(s, l)
+    if (others + total > l.space_bytes) return spaceFull(s, l, others, total)
+    return undefined
+  }
+
+  /** The 413 of a space whose number of files is at its limit. */
+  filesFull(s: Space, l: QuotaLimits): TooLargeError {
+    return filesFull(s, l)
+  }
+
   async limits(s: Space): Promise<QuotaLimits> {
     return this.limitsNow(spaceKey(s))
   }
@@ -139,14 +156,7 @@ export class FileSpaces {
 // The refusals an upload can meet mid-stream or at commit, each naming its limit (413).
 const fileTooLarge = (s: Space, l: QuotaLimits) =>
   new TooLargeError(`File too large: the file space of ${spaceName(s)} accepts files of at most ${l.file_size_bytes} bytes (quota_limits.file_size_bytes)`)
-export const filesFull = (s: Space, l: QuotaLimits) =>
+const filesFull = (s: Space, l: QuotaLimits) =>
   new TooLargeError(`Quota exceeded: the file space of ${spaceName(s)} holds at most ${l.files} files (quota_limits.files)`)
 const spaceFull = (s: Space, l: QuotaLimits, used: number, size: number) =>
   new TooLargeError(`Quota exceeded: the file space of ${spaceName(s)} holds at most ${l.space_bytes} bytes (quota_limits.space_bytes); ${used} are used by other files and this upload needs at least ${size}`)
-
-/** Why an upload that has reached `total` bytes cannot fit beside `others` bytes (413 naming the limit). */
-export function quotaRefusal(s: Space, l: QuotaLimits, others: number, total: number): TooLargeError | undefined {
-  if (total > l.file_size_bytes) return fileTooLarge(s, l)
-  if (others + total > l.space_bytes) return spaceFull(s, l, others, total)
-  return undefined
-}

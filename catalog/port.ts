@@ -14,6 +14,7 @@
 import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
+import type { TooLargeError } from '../core/errors.ts'
 import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
 import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, SetpointSettings, WriteBounds } from './setpoints.ts'
 import type { EntityType } from './entity-tags.ts'
@@ -153,6 +154,13 @@ export interface ExchangeRatesPort {
 
 /** Document spaces (spec 1 "Documents"): quotas and the committed files of a space. */
 export interface FilesPort {
+  // Pure rules (no catalog access), synchronous: an upload's byte meter asks them per chunk.
+  /** The space's key: the prefix of its objects in the storage. */
+  key(s: Space): string
+  /** Why an upload that has reached `total` bytes cannot fit beside `others` bytes (413 naming the limit). */
+  refusal(s: Space, l: QuotaLimits, others: number, total: number): TooLargeError | undefined
+  /** The 413 of a space whose number of files is at its limit. */
+  filesFull(s: Space, l: QuotaLimits): TooLargeError
   limits(s: Space): Promise<QuotaLimits>
   setLimits(s: Space, l: Partial<QuotaLimits>): Promise<QuotaLimits>
   usage(s: Space): Promise<{ files: number; space_bytes: number }>

@@ -70,6 +70,11 @@ function promised<T extends object>(repo: T, run: Run): any {
   return out
 }
 
+/** Methods of a repository that touch no storage, handed on as they are (synchronous). */
+function pure<T extends object>(repo: T, names: (keyof T & string)[]): any {
+  return Object.fromEntries(names.map((n) => [n, (repo[n] as (...a: unknown[]) => unknown).bind(repo)]))
+}
+
 /** An async mutex: `acquire` resolves, in call order, with the release of the lock. */
 class Gate {
   private tail: Promise<void> = Promise.resolve()
@@ -108,7 +113,7 @@ function ports(repos: Repositories, run: Run) {
     entityTags: promised(repos.entityTags, run),
     virtualDatapoints: promised(repos.virtualDatapoints, run),
     exchangeRates: promised(repos.exchangeRates, run),
-    files: promised(repos.files, run),
+    files: { ...promised(repos.files, run), ...pure(repos.files, ['key', 'refusal', 'filesFull']) },
     seriesTags: promised(repos.seriesTags, run),
     alerts: promised(repos.alerts, run),
     setpoints: promised(repos.setpoints, run),

@@ -5,7 +5,7 @@
 // commit then decides exactly, so concurrent uploads can never exceed a quota together.
 import { randomUUID } from 'node:crypto'
 import type { Readable } from 'node:stream'
-import { filesFull, quotaRefusal, spaceKey, type Space } from '../../catalog/files.ts'
+import type { Space } from '../../catalog/files.ts'
 import type { FilesPort } from '../../catalog/port.ts'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { Meter } from './meter.ts'
@@ -36,13 +36,13 @@ export class Documents {
     if (mode === 'replace' && !existing) throw new NotFoundError(`File '${path}' not found`)
     const limits = await this.files.limits(space)
     const used = await this.files.usage(space)
-    if (!existing && used.files + 1 > limits.files) throw filesFull(space, limits)
+    if (!existing && used.files + 1 > limits.files) throw this.files.filesFull(space, limits)
     // Bytes held by the other files of the space; refreshed while streaming, so an upload
     // that another one overtook stops early instead of streaming to a certain refusal.
     let others = used.space_bytes - (existing?.size_bytes ?? 0)
     let nextRefresh = this.refreshEvery
     const meter = new Meter((total) => {
-      const refused = quotaRefusal(space, limits, others, total)
+      const refused = this.files.refusal(space, limits, others, total)
       if (refused) throw refused
       if (total >= nextRefresh) {
         nextRefresh = total + this.refreshEvery
@@ -51,7 +51,7 @@ export class Documents {
     })
     body.once('error', (err) => meter.destroy(err))
     body.pipe(meter)
-    const objectKey = `${spaceKey(space)}/${randomUUID()}`
+    const objectKey = `${this.files.key(space)}/${randomUUID()}`
     try {
       await this.blobs.put(objectKey, meter)
     } catch (err) {
@@ -85,7 +85,7 @@ export class Documents {
 
   /** Removes the objects of a deleted project (its file rows and quota went with it by cascade). */
   async dropProjectSpace(projectId: number): Promise<void> {
-    await this.blobs.deletePrefix(spaceKey({ kind: 'project', companyId: 0, projectId }))
+    await this.blobs.deletePrefix(this.files.key({ kind: 'project', companyId: 0, projectId }))
   }
 
   /** Removes the objects of every space whose company or project no longer exists. */

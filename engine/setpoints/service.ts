@@ -175,6 +175,8 @@ export class SetpointService {
 
   private arm(reference: string, deadline: number): void {
     const t = setTimeout(() => {
+      // Node's timers may fire a millisecond before Date.now() reaches the deadline: wait it out.
+      if (this.now() < deadline) return this.arm(reference, deadline)
       this.timers.delete(reference)
       this.serial(reference, () => this.move(reference, 'timeout',
         `No answer from the edge device within ${this.timeoutMs / 1000} s: the edge device is unreachable`)).catch((err) => this.deps.log?.warn({ err, reference }, 'setpoints: time-out not recorded'))

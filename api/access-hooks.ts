@@ -29,7 +29,7 @@ export function installAccessHooks(app: FastifyInstance, catalog: Catalog, auth:
     const no = req.routeOptions.config.endpoint
     if (no === undefined) return // public routes and 404s
     req.caller = await auth.authenticate(req.headers.authorization, req.ip)
-    req.permissions = new Permissions(catalog.roles.rolesOfUser(req.caller.user.id))
+    req.permissions = new Permissions(await catalog.roles.rolesOfUser(req.caller.user.id))
   })
 
   app.addHook('preValidation', async (req) => {
@@ -42,7 +42,7 @@ export function installAccessHooks(app: FastifyInstance, catalog: Catalog, auth:
       return
     }
     const projectId = projectIdOf(req)
-    req.project = catalog.projects.getInCompany(projectId, req.caller.user.company_id)
+    req.project = await catalog.projects.getInCompany(projectId, req.caller.user.company_id)
     if (!req.permissions.allowsProject(no, projectId)) throw new ForbiddenError(deniedText(x))
   })
 }

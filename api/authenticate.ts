@@ -61,7 +61,7 @@ export class Authenticator {
    */
   async confirmPassword(user: User, password: string, address?: string): Promise<void> {
     this.refuseIfBlocked(address, user.email)
-    const stored = this.catalog.users.findWithHash(user.id)
+    const stored = await this.catalog.users.findWithHash(user.id)
     if (!stored || !(await verifyPassword(password, stored.password_hash))) {
       this.throttle.failed(address, user.email)
       throw new ForbiddenError('current_password is wrong: changing the email or password needs the current password of this account')
@@ -69,11 +69,11 @@ export class Authenticator {
     this.throttle.succeeded(user.email)
   }
 
-  private bearer(token: string, address: string | undefined): Caller {
+  private async bearer(token: string, address: string | undefined): Promise<Caller> {
     const key = address === undefined ? undefined : `bearer:${address}`
     this.refuseIfBlocked(key, undefined)
-    const userId = this.catalog.tokens.verify(token)
-    const user = userId === undefined ? undefined : this.catalog.users.findWithHash(userId)
+    const userId = await this.catalog.tokens.verify(token)
+    const user = userId === undefined ? undefined : await this.catalog.users.findWithHash(userId)
     if (!user) {
       this.throttle.failed(key, undefined)
       throw new AuthenticationError('Invalid or expired token')
@@ -92,7 +92,7 @@ export class Authenticator {
     const email = decoded.slice(0, colon)
     const password = decoded.slice(colon + 1)
     this.refuseIfBlocked(address, email)
-    const user = this.catalog.users.findByEmailWithHash(email)
+    const user = await this.catalog.users.findByEmailWithHash(email)
     const proof = createHmac('sha256', this.secret).update(password).digest()
     if (user && this.cached(user, proof)) {
       this.throttle.succeeded(email)

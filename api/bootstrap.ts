@@ -6,12 +6,12 @@ import type { Config } from './config.ts'
 
 export interface Bootstrapped { company: string; email: string; generatedPassword?: string }
 
-export function bootstrapIfEmpty(catalog: Catalog, config: Config): Bootstrapped | undefined {
-  if (catalog.companies.list().length > 0) return undefined
+export async function bootstrapIfEmpty(catalog: Catalog, config: Config): Promise<Bootstrapped | undefined> {
+  if ((await catalog.companies.list()).length > 0) return undefined
   const b = config.bootstrap
   const companyName = b?.companyName ?? 'Lintel'
   const email = b?.adminEmail ?? 'admin@lintel.local'
   const password = b?.adminPassword ?? randomBytes(15).toString('base64url')
-  catalog.createCompanyWithAdmin(companyName, { email, password })
+  await catalog.createCompanyWithAdmin(companyName, { email, password })
   return { company: companyName, email, generatedPassword: b ? undefined : password }
 }

@@ -5,7 +5,6 @@
 //   currency list
 //   currency delete BASE QUOTE --from DATE
 import type { Catalog } from '../catalog/index.ts'
-import { ExchangeRates } from '../catalog/exchange-rates.ts'
 import { currencyCode } from '../engine/currency.ts'
 import { formatTimestamp, parseTimestamp } from '../ingest/timestamp.ts'
 
@@ -16,8 +15,8 @@ export const CURRENCY_USAGE = `  currency set BASE QUOTE RATE --from DATE
   currency delete BASE QUOTE --from DATE
 `
 
-export function runCurrency(catalog: Catalog, args: string[], from: string | undefined, out: (s: string) => void, fail: (message: string) => Error): number {
-  const rates = new ExchangeRates(catalog.db)
+export async function runCurrency(catalog: Catalog, args: string[], from: string | undefined, out: (s: string) => void, fail: (message: string) => Error): Promise<number> {
+  const rates = catalog.exchangeRates
   const [verb, ...rest] = args
   const code = (text: string | undefined, what: string) => {
     if (text === undefined) throw fail(`${what} is required for 'currency ${verb}'`)
@@ -36,17 +35,17 @@ export function runCurrency(catalog: Catalog, args: string[], from: string | und
       if (rateText === undefined || !/^\d+(\.\d+)?([eE][-+]?\d+)?$/.test(rateText) || !(rate > 0) || !Number.isFinite(rate)) throw fail(`RATE must be a positive number, got '${rateText ?? ''}'`)
       if (base === quote) throw fail(`BASE and QUOTE must differ, got ${base} twice`)
       const t = validFrom()
-      rates.set({ base, quote, validFrom: t, rate })
+      await rates.set({ base, quote, validFrom: t, rate })
       out(`exchange rate ${base}→${quote} ${rate} valid from ${formatTimestamp(t)}\n`)
       return 0
     }
     case 'list':
-      for (const r of rates.list()) out(`${r.base}\t${r.quote}\t${r.rate}\t${formatTimestamp(r.validFrom)}\n`)
+      for (const r of await rates.list()) out(`${r.base}\t${r.quote}\t${r.rate}\t${formatTimestamp(r.validFrom)}\n`)
       return 0
     case 'delete': {
       const [base, quote] = [code(rest[0], 'BASE'), code(rest[1], 'QUOTE')]
       const t = validFrom()
-      if (!rates.delete(base, quote, t)) throw fail(`no exchange rate ${base}→${quote} valid from ${formatTimestamp(t)}`)
+      if (!await rates.delete(base, quote, t)) throw fail(`no exchange rate ${base}→${quote} valid from ${formatTimestamp(t)}`)
       out(`deleted exchange rate ${base}→${quote} valid from ${formatTimestamp(t)}\n`)
       return 0
     }

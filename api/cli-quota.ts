@@ -29,9 +29,9 @@ export async function quotaCommand(catalog: Catalog, sub: 'show' | 'set', v: Quo
     return Number(text)
   }
   let space: Space
-  if (v.company !== undefined) space = { kind: 'company', companyId: catalog.companies.get(id(v.company, 'company')).id }
+  if (v.company !== undefined) space = { kind: 'company', companyId: (await catalog.companies.get(id(v.company, 'company'))).id }
   else {
-    const p = catalog.projects.get(id(v.project!, 'project'))
+    const p = await catalog.projects.get(id(v.project!, 'project'))
     space = { kind: 'project', companyId: p.company_id, projectId: p.id }
   }
   const label = space.kind === 'company' ? `company ${space.companyId}` : `project ${space.projectId}`

@@ -54,8 +54,7 @@ ${CURRENCY_USAGE}
 
 ${QUOTA_USAGE}`
 
-/** The exit code; a Promise of it for commands that use the catalog's async repositories (quota). */
-export function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number | Promise<number> {
+export async function runCli(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -98,19 +97,18 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
     throw new UsageError(`no catalog in '${config.dataDir}' (LINTEL_DATA_DIR): start the server there first, point LINTEL_DATA_DIR at your data directory, or add --init to create an empty catalog`)
   }
   const catalog = Catalog.open(config.dataDir, adminEndpoints)
-  let pending: Promise<number> | undefined
   try {
-    if (positionals[0] === 'currency') return runCurrency(catalog, positionals.slice(1), values.from, out, (m) => new UsageError(m))
+    if (positionals[0] === 'currency') return await runCurrency(catalog, positionals.slice(1), values.from, out, (m) => new UsageError(m))
     switch (command) {
       case 'quota show':
       case 'quota set':
-        return (pending = quotaCommand(catalog, command === 'quota set' ? 'set' : 'show', values, out))
+        return await quotaCommand(catalog, command === 'quota set' ? 'set' : 'show', values, out)
       case 'company list':
-        for (const c of catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)
+        for (const c of await catalog.companies.list()) out(`${c.id}\t${c.name}\t${c.description}\n`)
         return 0
       case 'company create': {
         const pw = password(values['admin-password'])
-        const { company, user } = catalog.createCompanyWithAdmin(need('name'), {
+        const { company, user } = await catalog.createCompanyWithAdmin(need('name'), {
           email: need('admin-email'), password: pw.value,
           firstName: values['admin-first-name'], lastName: values['admin-last-name'],
         }, values.description ?? '')
@@ -119,23 +117,23 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         return 0
       }
       case 'company rename': {
-        const c = catalog.companies.update(intOf('id'), { name: need('name'), description: values.description })
+        const c = await catalog.companies.update(intOf('id'), { name: need('name'), description: values.description })
         out(`company ${c.id} is now '${c.name}'\n`)
         return 0
       }
       case 'company delete': {
         if (!values.yes) throw new UsageError('deleting a company removes all of its data: add --yes to confirm')
-        const { company, projectIds } = catalog.companies.delete(intOf('id'))
+        const { company, projectIds } = await catalog.companies.delete(intOf('id'))
         out(`deleted company ${company.id} '${company.name}' with ${projectIds.length} project(s)\n`)
         return 0
       }
       case 'admin create': {
         const companyId = intOf('company')
-        catalog.companies.get(companyId)
+        await catalog.companies.get(companyId)
         const pw = password(values.password)
-        const user = catalog.transaction(() => {
-          const u = catalog.users.create(companyId, { email: need('email'), password: pw.value, firstName: 'Admin', lastName: 'User' })
-          catalog.roles.assign(u.id, catalog.companies.adminRoleId(companyId))
+        const user = await catalog.transaction(async (tx) => {
+          const u = await tx.users.create(companyId, { email: need('email'), password: pw.value, firstName: 'Admin', lastName: 'User' })
+          await tx.roles.assign(u.id, await tx.companies.adminRoleId(companyId))
           return u
         })
         out(`created admin user ${user.id} <${user.email}> in company ${companyId}\n`)
@@ -143,10 +141,10 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
         return 0
       }
       case 'project list': {
-        const companies = values.company === undefined ? catalog.companies.list() : [catalog.companies.get(intOf('company'))]
+        const companies = values.company === undefined ? await catalog.companies.list() : [await catalog.companies.get(intOf('company'))]
         for (const c of companies) {
-          for (const p of catalog.projects.listByCompany(c.id)) {
-            const s = catalog.projects.settings(p.id)
+          for (const p of await catalog.projects.listByCompany(c.id)) {
+            const s = await catalog.projects.settings(p.id)
             out(`${p.id}\t${c.name}\t${p.name}\t${s.load_balancing_group}/${s.project_handle}\thash_id_length=${s.hash_id_length}\n`)
           }
         }
@@ -154,67 +152,66 @@ export function runCli(argv: string[], out: (s: string) => void = (s) => process
       }
       case 'project set': {
         const optInt = (name: 'hash-id-length' | 'sampling-n') => (values[name] === undefined ? undefined : intOf(name))
-        const s = catalog.projects.setMqtt(intOf('id'), { group: values.group, handle: values.handle, hashIdLength: optInt('hash-id-length'), samplingN: optInt('sampling-n') })
+        const s = await catalog.projects.setMqtt(intOf('id'), { group: values.group, handle: values.handle, hashIdLength: optInt('hash-id-length'), samplingN: optInt('sampling-n') })
         out(`project ${s.id}: topic prefix ${s.load_balancing_group}/${s.project_handle}, hash_id_length ${s.hash_id_length}, sampling N ${s.sampling_n}\n`)
         return 0
       }
       case 'project vdp': {
         if (values.enable === values.disable) throw new UsageError("give exactly one of --enable or --disable for 'project vdp'")
         const id = intOf('id')
-        catalog.projects.setVdpEnabled(id, values.enable === true)
+        await catalog.projects.setVdpEnabled(id, values.enable === true)
         out(`virtual datapoints ${values.enable ? 'enabled' : 'disabled'} for project ${id}\n`)
         return 0
       }
       case 'project setpoints': {
         if (values.enable && values.disable) throw new UsageError("give at most one of --enable or --disable for 'project setpoints'")
         const id = intOf('id')
-        catalog.projects.get(id)
+        await catalog.projects.get(id)
         const max = values['max-priority'] === undefined ? undefined : intOf('max-priority')
         if (max !== undefined && max > 16) throw new UsageError(`--max-priority must be from 1 (most urgent) to 16, got ${max}`)
         const enabled = values.enable ? true : values.disable ? false : undefined
-        catalog.setpoints.setSettings(id, { enabled, maxPriority: max }).catch(() => {}) // written synchronously (see setSettings)
+        await catalog.setpoints.setSettings(id, { enabled, maxPriority: max })
         out(`setpoint writing of project ${id}: ${enabled === undefined ? 'unchanged' : enabled ? 'enabled' : 'disabled'}` +
           `${max === undefined ? '' : `, most urgent allowed priority ${max}`}\n`)
         return 0
       }
       case 'project quota': {
         const id = intOf('id')
-        catalog.projects.get(id)
+        await catalog.projects.get(id)
         if (values.datapoints !== undefined) {
           const n = values.datapoints === 'default' ? null : quotaOf(values.datapoints)
-          catalog.datapoints.setQuota(id, n)
+          await catalog.datapoints.setQuota(id, n)
         }
-        const q = catalog.datapoints.quota(id)
+        const q = await catalog.datapoints.quota(id)
         out(`project ${id}: ${q.used} datapoints, quota ${q.max}${q.own ? '' : ' (default)'}\n`)
         return 0
       }
       case 'quota default': {
-        if (values.datapoints !== undefined) catalog.datapoints.setDefaultQuota(quotaOf(values.datapoints))
-        out(`default datapoint quota of projects: ${catalog.datapoints.defaultQuota()}\n`)
+        if (values.datapoints !== undefined) await catalog.datapoints.setDefaultQuota(quotaOf(values.datapoints))
+        out(`default datapoint quota of projects: ${await catalog.datapoints.defaultQuota()}\n`)
         return 0
       }
       case 'mqtt create': {
         const projectId = intOf('project')
-        catalog.projects.get(projectId)
+        await catalog.projects.get(projectId)
         const rights = values.rights ?? 'read'
         if (rights !== 'read' && rights !== 'write') throw new UsageError(`--rights must be read or write, got '${rights}'`)
         const pw = password(values.password)
-        const a = catalog.mqttAccounts.create(projectId, { username: need('username'), password: pw.value, rights, description: values.description, validUntil: null })
-        const s = catalog.projects.settings(projectId)
+        const a = await catalog.mqttAccounts.create(projectId, { username: need('username'), password: pw.value, rights, description: values.description, validUntil: null })
+        const s = await catalog.projects.settings(projectId)
         out(`created MQTT account ${a.id} '${a.username}' (${a.rights}, no expiry) for ${s.load_balancing_group}/${s.project_handle}/#\n`)
         if (pw.generated) out(`generated password (shown once): ${pw.value}\n`)
         return 0
       }
       case 'mqtt delete':
-        if (!catalog.mqttAccounts.deleteByUsername(need('username'))) throw new UsageError(`no MQTT account '${values.username}'`)
+        if (!await catalog.mqttAccounts.deleteByUsername(need('username'))) throw new UsageError(`no MQTT account '${values.username}'`)
         out(`deleted MQTT account '${values.username}' (a running broker ends its connections within a second)\n`)
         return 0
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`)
     }
   } finally {
-    if (pending) pending.finally(() => catalog.close()).catch(() => {})
-    else catalog.close()
+    await catalog.close()
   }
 }
 

@@ -26,14 +26,14 @@ export async function datapointPage(
   let total: number
   let datapoints: Datapoint[]
   if (readable === 'all') {
-    total = catalog.datapoints.countOf(projectId)
-    datapoints = offset < total ? catalog.datapoints.slice(projectId, { offset }, perPage) : []
+    total = await catalog.datapoints.countOf(projectId)
+    datapoints = offset < total ? await catalog.datapoints.slice(projectId, { offset }, perPage) : []
   } else {
     total = 0
     datapoints = []
     let afterId = 0
     for (;;) {
-      const chunk = catalog.datapoints.slice(projectId, { afterId }, SCAN_CHUNK)
+      const chunk = await catalog.datapoints.slice(projectId, { afterId }, SCAN_CHUNK)
       for (const dp of chunk) {
         if (!readable(dp)) continue
         if (total >= offset && datapoints.length < perPage) datapoints.push(dp)

@@ -96,9 +96,8 @@ export async function start(config: Config, seams: StartSeams = {}) {
 async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
-  const catalog = Catalog.open(config.dataDir, adminEndpoints)
-  catalog.projects.vdpEnabledByDefault = config.vdpDefaultEnabled
-  const boot = roles.has('api') ? bootstrapIfEmpty(catalog, config) : undefined
+  const catalog = Catalog.open(config.dataDir, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled })
+  const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
     // Issue 15 item 3: a later start with the first-start variables must not ignore them silently.
     logger.warn('the installation already has companies: LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL and LINTEL_ADMIN_PASSWORD are ignored ' +
@@ -263,7 +262,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     for (const s of subscriptions) await s.stop()
     await log?.close()
     await store.close()
-    catalog.close()
+    await catalog.close()
     lock?.release()
   }
   const storageUrl = blobs && 'listenerUrl' in blobs ? String(blobs.listenerUrl) : undefined

@@ -20,11 +20,11 @@ export const Device = Type.Object({
 
 export interface DeviceView { device_id: string; tags: Record<string, string>; datapoints: string[] }
 
-export function visibleDevices(catalog: Catalog, projectId: number, filter: DatapointFilter): DeviceView[] {
-  const devices = catalog.entityTags.devicesOfProject(projectId)
+export async function visibleDevices(catalog: Catalog, projectId: number, filter: DatapointFilter): Promise<DeviceView[]> {
+  const devices = await catalog.entityTags.devicesOfProject(projectId)
   if (devices.length === 0) return []
   if (filter.all) return devices
-  const readable = new Set(catalog.datapoints.listByProject(projectId).filter((dp) => canAccessDatapoint(filter, dp, 'read')).map((dp) => dp.dataPointID))
+  const readable = new Set((await catalog.datapoints.listByProject(projectId)).filter((dp) => canAccessDatapoint(filter, dp, 'read')).map((dp) => dp.dataPointID))
   const out: DeviceView[] = []
   for (const d of devices) {
     const datapoints = d.datapoints.filter((id) => readable.has(id))

@@ -73,15 +73,15 @@ async function run(no: number) {
   const queue = new IngestQueue(store)
 
   progress(`run ${no}: creating ${alertCount} datapoints and threshold alerts`)
-  const company = catalog.companies.create('Bench')
-  const { project } = catalog.projects.create(company.id, { name: 'bench' }, null)
-  catalog.datapoints.setQuota(project.id, alertCount + 10)
+  const company = await catalog.companies.create('Bench')
+  const { project } = await catalog.projects.create(company.id, { name: 'bench' }, null)
+  await catalog.datapoints.setQuota(project.id, alertCount + 10)
   const names = Array.from({ length: alertCount }, (_, i) => `building/sensor ${i}`)
   const ids = await catalog.datapoints.ensure(project.id, names)
   const series = names.map((n) => ids.get(n)!)
-  catalog.transaction(() => {
+  await catalog.transaction(async (tx) => {
     for (const s of series) {
-      void catalog.alerts.create(project.id, {
+      await tx.alerts.create(project.id, {
         datapoint: s, kind: 'threshold', name: `crit ${s}`, description: '', status_code: 200, attributes: {},
         config: { thresholds: { crit: { upper: 30, upper_reset: 25 } } }, notification: { webhook: { url, secret: SECRET } },
       })

@@ -39,6 +39,15 @@ export class EntityTags {
     return out
   }
 
+  /** The `source` of each tag of the entity (null: set without one). */
+  sources(type: EntityType, entity: number): Record<string, string | null> {
+    const table = type === 'device' ? 'device_tags' : 'tags'
+    const col = type === 'device' ? 'device' : 'datapoint'
+    const out: Record<string, string | null> = Object.create(null)
+    for (const r of this.sql(`SELECT key, source FROM ${table} WHERE ${col} = ?`).all(entity) as { key: string; source: string | null }[]) out[r.key] = r.source
+    return out
+  }
+
   /**
    * Makes `tags` the entity's tag set: keys not in it are removed; the keys in `touched`
    * are written with `source` (the message that set them), the others keep theirs.

@@ -29,6 +29,11 @@ export class Tokens {
     return row.user_id
   }
 
+  /** Tokens stored for the user (expired ones not yet swept included). */
+  countOfUser(userId: number): number {
+    return this.sql('SELECT count(*) FROM tokens WHERE user_id = ?').pluck().get(userId) as number
+  }
+
   revoke(token: string): boolean {
     return this.sql('DELETE FROM tokens WHERE token_hash = ?').run(digest(token)).changes > 0
   }

@@ -91,7 +91,7 @@ export async function importAbort(job: ImportJob): Promise<ImportResult> {
     try {
       const check = job.writer()
       for await (const batch of parseCsvStream(tee(), { batchSize: BATCH, maxErrors: 1, onDialect: (d) => { dialect = d }, onProgress: progressLogger(job.log, 'check') })) {
-        const first = [...batch.errors, ...check.accessErrors(batch.rows)].sort((a, b) => a.line_no - b.line_no)[0]
+        const first = [...batch.errors, ...(await check.accessErrors(batch.rows))].sort((a, b) => a.line_no - b.line_no)[0]
         if (first) throw new InvalidInputError(lineErrorMessage(first.line_no, first.error))
       }
     } finally {

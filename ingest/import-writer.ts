@@ -4,15 +4,12 @@
 // of the previous ones (the writer group-commits them, in arrival order, so a later line
 // still replaces an earlier one with the same datapoint and time).
 import type { Catalog } from '../catalog/index.ts'
-import { TooLargeError } from '../core/errors.ts'
 import type { Ingest } from '../engine/ingest-port.ts'
 import type { Observation } from '../engine/store/port.ts'
 import type { CsvLineError, CsvRow } from './csv/import.ts'
-import type { WriteCheck } from './observation-writer.ts'
+import { DatapointResolver, noWriteAccess, type WriteCheck } from './datapoint-resolver.ts'
 
-const STEP = 1000
-
-export const noWriteAccess = (id: string): string => `No write access to datapoint '${id}'`
+export { noWriteAccess } from './datapoint-resolver.ts'
 
 export class ImportWriter {
   /** Identifier → series id; null when the caller may not write it; absent = not seen yet. */
@@ -22,6 +19,7 @@ export class ImportWriter {
   private room: number | undefined
   private readonly inflight = new Set<Promise<void>>()
   private failure: Error | undefined
+  private readonly resolver: DatapointResolver
 
   constructor (
     private readonly catalog: Catalog,
@@ -29,22 +27,24 @@ export class ImportWriter {
     private readonly projectId: number,
     private readonly canWrite: WriteCheck,
     private readonly maxInflight = 4,
-  ) {}
+  ) {
+    this.resolver = new DatapointResolver(catalog)
+  }
 
   /**
    * Rows the caller may not write, as line errors; creates nothing. Throws the quota's 413 as
    * soon as the new identifiers seen so far would not fit into the project's datapoint quota
    * (so an aborting import stores nothing rather than failing half way).
    */
-  accessErrors(rows: readonly CsvRow[]): CsvLineError[] {
+  async accessErrors(rows: readonly CsvRow[]): Promise<CsvLineError[]> {
     const errors: CsvLineError[] = []
     for (const r of rows) {
       if (this.unseen.has(r.id)) continue
-      if (!this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
+      if (!await this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
       else if (this.series.get(r.id) === undefined) {
         this.unseen.add(r.id)
-        if (this.room === undefined) { const q = this.catalog.datapoints.quota(this.projectId); this.room = q.max - q.used }
-        if (this.unseen.size > this.room) this.catalog.datapoints.assertRoom(this.projectId, this.unseen.size)
+        if (this.room === undefined) { const q = await this.catalog.datapoints.quota(this.projectId); this.room = q.max - q.used }
+        if (this.unseen.size > this.room) await this.catalog.datapoints.assertRoom(this.projectId, this.unseen.size)
       }
     }
     return errors
@@ -56,18 +56,13 @@ export class ImportWriter {
     const errors: CsvLineError[] = []
     const fresh = new Set<string>()
     for (const r of rows) {
-      if (!this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
+      if (!await this.allowed(r.id)) errors.push({ line_no: r.line, error: noWriteAccess(r.id) })
       else if (this.series.get(r.id) === undefined) fresh.add(r.id)
     }
     if (fresh.size > 0) {
       // In steps of STEP new datapoints with the event loop free in between (a batch of 50,000
       // rows may name 50,000 new identifiers; creating them at once holds the loop ~0.5 s).
-      const list = [...fresh]
-      if (list.length > STEP) this.catalog.datapoints.assertRoom(this.projectId, list.length)
-      for (let i = 0; i < list.length; i += STEP) {
-        if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-        for (const [id, series] of this.catalog.datapoints.ensure(this.projectId, list.slice(i, i + STEP))) this.series.set(id, series)
-      }
+      for (const [id, series] of await this.resolver.create(this.projectId, [...fresh])) this.series.set(id, series)
     }
     const batch: Observation[] = []
     for (const r of rows) {
@@ -92,16 +87,16 @@ export class ImportWriter {
     if (this.failure) throw this.failure
   }
 
-  private allowed(id: string): boolean {
+  private async allowed(id: string): Promise<boolean> {
     const known = this.series.get(id)
     if (known !== undefined) return known !== null
-    const dp = this.catalog.datapoints.find(this.projectId, id)
-    if (!this.canWrite(dp ?? { dataPointID: id, tags: {} })) {
+    const r = await this.resolver.check(this.projectId, id, this.canWrite)
+    if (!r.allowed) {
       this.series.set(id, null)
       return false
     }
     // Known and allowed: remember its id; new ones stay unseen until write() creates them.
-    if (dp) this.series.set(id, dp.id)
+    if (r.series !== undefined) this.series.set(id, r.series)
     return true
   }
 }

@@ -26,7 +26,7 @@ export const authRoutes: FastifyPluginAsync<RouteContext> = async (base, ctx) =>
     },
     handler: async (req, reply) => {
       if (req.caller.token) throw new ForbiddenError('A bearer token cannot create tokens: call POST /v2/auth/token with HTTP Basic credentials (email and password)')
-      return created(reply, ctx.catalog.tokens.issue(req.caller.user.id, req.body.expires_in ?? ctx.tokenTtlSeconds))
+      return created(reply, await ctx.catalog.tokens.issue(req.caller.user.id, req.body.expires_in ?? ctx.tokenTtlSeconds))
     },
   })
   app.route({
@@ -34,7 +34,7 @@ export const authRoutes: FastifyPluginAsync<RouteContext> = async (base, ctx) =>
     schema: { response: { 200: Envelope(Type.Object({ revoked: Type.Boolean() })) } },
     handler: async (req, reply) => {
       if (!req.caller.token) throw new InvalidInputError('This call was not made with a bearer token')
-      return deleted(reply, { revoked: ctx.catalog.tokens.revoke(req.caller.token) })
+      return deleted(reply, { revoked: await ctx.catalog.tokens.revoke(req.caller.token) })
     },
   })
 }

@@ -25,7 +25,7 @@ export const companyRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
   app.route({
     ...at(14),
     schema: { response: { 200: Type.Array(Role) } },
-    handler: async (req) => roles.listCompanyRoles(req.caller.user.company_id),
+    handler: async (req) => await roles.listCompanyRoles(req.caller.user.company_id),
   })
   app.route({
     ...at(15),
@@ -35,33 +35,33 @@ export const companyRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
       noTags(req.body.authed_tags)
       validateRoleEndpoints(eps, false)
       req.permissions.assertCanGrant({ authed_endpoints: eps, authed_tags: [] }, null)
-      return created(reply, roles.create(req.caller.user.company_id, null, req.body))
+      return created(reply, await roles.create(req.caller.user.company_id, null, req.body))
     },
   })
   app.route({
     ...at(16),
     schema: { params: RoleParams, response: { 200: Role } },
-    handler: async (req) => roles.getScoped(req.params.role_id, req.caller.user.company_id, null),
+    handler: async (req) => await roles.getScoped(req.params.role_id, req.caller.user.company_id, null),
   })
   app.route({
     ...at(17),
     schema: { params: RoleParams, body: RoleUpdateBody, response: { 200: Envelope(Role) } },
     handler: async (req, reply) => {
-      const role = roles.getScoped(req.params.role_id, req.caller.user.company_id, null)
+      const role = await roles.getScoped(req.params.role_id, req.caller.user.company_id, null)
       noTags(req.body.authed_tags)
       req.permissions.assertCanHandle(role, 'change')
       if (req.body.authed_endpoints) validateRoleEndpoints(req.body.authed_endpoints, false)
       req.permissions.assertCanGrant({ authed_endpoints: req.body.authed_endpoints ?? role.authed_endpoints, authed_tags: [] }, null)
-      return updated(reply, roles.update(role.id, req.body))
+      return updated(reply, await roles.update(role.id, req.body))
     },
   })
   app.route({
     ...at(18),
     schema: { params: RoleParams, response: { 200: Envelope(Role) } },
     handler: async (req, reply) => {
-      const role = roles.getScoped(req.params.role_id, req.caller.user.company_id, null)
+      const role = await roles.getScoped(req.params.role_id, req.caller.user.company_id, null)
       req.permissions.assertCanHandle(role, 'delete')
-      return deleted(reply, roles.delete(role.id))
+      return deleted(reply, await roles.delete(role.id))
     },
   })
   for (const no of [19, 20]) {
@@ -70,16 +70,16 @@ export const companyRoleRoutes: FastifyPluginAsync<RouteContext> = async (base, 
       schema: { params: Type.Object({ role_id: Id, user_id: Id }), response: { [no === 19 ? 201 : 200]: Envelope(Assignment) } },
       handler: async (req, reply) => {
         const { company_id: companyId } = req.caller.user
-        const role = roles.getScoped(req.params.role_id, companyId, null)
-        const user = catalog.users.getInCompany(req.params.user_id, companyId)
+        const role = await roles.getScoped(req.params.role_id, companyId, null)
+        const user = await catalog.users.getInCompany(req.params.user_id, companyId)
         // Rule 3: assigning grants every pair of the role; only what the caller holds itself.
         req.permissions.assertCanHandle(role, no === 19 ? 'assign' : 'unassign')
         const resource = { role_id: role.id, user_id: user.id }
         if (no === 19) {
-          roles.assign(user.id, role.id)
+          await roles.assign(user.id, role.id)
           return created(reply, resource)
         }
-        roles.unassign(user.id, role.id)
+        await roles.unassign(user.id, role.id)
         return deleted(reply, resource)
       },
     })

@@ -18,9 +18,9 @@ export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     handler: async (req) => {
       const companyId = req.caller.user.company_id
       return {
-        company: catalog.companies.get(companyId),
-        projects: catalog.projects.listByCompany(companyId),
-        users: catalog.users.listByCompany(companyId),
+        company: await catalog.companies.get(companyId),
+        projects: await catalog.projects.listByCompany(companyId),
+        users: await catalog.users.listByCompany(companyId),
       }
     },
   })
@@ -28,7 +28,7 @@ export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     app.route({
       ...at(no),
       schema: { body: NewProject, response: { 201: Envelope(Type.Object({ project: Project, role: Role })) } },
-      handler: async (req, reply) => created(reply, catalog.projects.create(req.caller.user.company_id, req.body, req.caller.user.id)),
+      handler: async (req, reply) => created(reply, await catalog.projects.create(req.caller.user.company_id, req.body, req.caller.user.id)),
     })
   }
   app.route({
@@ -41,7 +41,7 @@ export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       const { company_id: companyId, ...fields } = req.body
       // The new user joins the creator's company; other companies do not exist for the caller.
       if (companyId !== req.caller.user.company_id) throw new NotFoundError(`Company ${companyId} not found`)
-      return created(reply, catalog.users.create(companyId, fields))
+      return created(reply, await catalog.users.create(companyId, fields))
     },
   })
 }

@@ -21,7 +21,7 @@ export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => 
     schema: { response: { 200: Type.Record(Type.String(), Type.Number()) } },
     // The caller's company only (issue 9, item 9): counters of its own projects. The whole
     // process is the operator's (`npx lintel metrics`, api/metrics-snapshot.ts).
-    handler: async (req) => ctx.metrics?.(ctx.catalog.projects.listByCompany(req.caller.user.company_id).map((p) => p.id)) ?? {},
+    handler: async (req) => ctx.metrics?.((await ctx.catalog.projects.listByCompany(req.caller.user.company_id)).map((p) => p.id)) ?? {},
   })
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   app.get('/v2/health', { schema: { hide: true } }, async () => ({ status: 'ok' }))

@@ -72,7 +72,7 @@ function assertNotOperatorIssued(a: MqttAccountRow, action: string): void {
 export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: (username: string) => void }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const accounts = ctx.catalog.mqttAccounts
-  const view = (a: MqttAccountRow, projectId: number) => accountView(a, ctx.catalog.projects.settings(projectId))
+  const view = async (a: MqttAccountRow, projectId: number) => accountView(a, await ctx.catalog.projects.settings(projectId))
 
   app.route({
     ...at(60),
@@ -90,8 +90,8 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
     handler: async (req, reply) => {
       const { validity = DEFAULT_VALIDITY_S, ...rest } = req.body
       const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? 'read')
-      const row = accounts.create(req.project.id, { ...rest, reach, validUntil: Date.now() + validity * 1000 })
-      return created(reply, view(row, req.project.id))
+      const row = await accounts.create(req.project.id, { ...rest, reach, validUntil: Date.now() + validity * 1000 })
+      return created(reply, await view(row, req.project.id))
     },
   })
   app.route({
@@ -106,36 +106,36 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
     },
     handler: async (req, reply) => {
       const { validity, ...rest } = req.body
-      const cur = accounts.get(req.project.id, req.params.mqttuser_id)
+      const cur = await accounts.get(req.project.id, req.params.mqttuser_id)
       assertNotOperatorIssued(cur, 'change')
-      const before = accounts.findValid(cur.username)?.reach
+      const before = (await accounts.findValid(cur.username))?.reach
       const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? cur.rights)
-      const row = accounts.update(req.project.id, req.params.mqttuser_id, {
+      const row = await accounts.update(req.project.id, req.params.mqttuser_id, {
         ...rest, reach, validUntil: validity === undefined ? undefined : Date.now() + validity * 1000,
       })
       // A password, rights or reach change applies to new connections; end the old ones now.
       if (rest.password !== undefined || rest.rights !== undefined || JSON.stringify(before) !== JSON.stringify(reach)) ctx.onRevoked?.(row.username)
-      return reply.code(201).send({ success: true, operation: '', resource: view(row, req.project.id) })
+      return reply.code(201).send({ success: true, operation: '', resource: await view(row, req.project.id) })
     },
   })
   app.route({
     ...at(62),
     schema: { params: ProjectParams, response: { 200: Type.Array(Account) } },
-    handler: async (req) => accounts.list(req.project.id).map((a) => view(a, req.project.id)),
+    handler: async (req) => Promise.all((await accounts.list(req.project.id)).map((a) => view(a, req.project.id))),
   })
   app.route({
     ...at(63),
     schema: { params: AccountParams, response: { 200: Account } },
-    handler: async (req) => view(accounts.get(req.project.id, req.params.mqttuser_id), req.project.id),
+    handler: async (req) => view(await accounts.get(req.project.id, req.params.mqttuser_id), req.project.id),
   })
   app.route({
     ...at(64),
     schema: { params: AccountParams, response: { 200: Envelope(Account) } },
     handler: async (req, reply) => {
-      assertNotOperatorIssued(accounts.get(req.project.id, req.params.mqttuser_id), 'delete')
-      const row = accounts.delete(req.project.id, req.params.mqttuser_id)
+      assertNotOperatorIssued(await accounts.get(req.project.id, req.params.mqttuser_id), 'delete')
+      const row = await accounts.delete(req.project.id, req.params.mqttuser_id)
       ctx.onRevoked?.(row.username)
-      return deleted(reply, view(row, req.project.id))
+      return deleted(reply, await view(row, req.project.id))
     },
   })
 }

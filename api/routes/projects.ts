@@ -42,7 +42,7 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       const filter = req.permissions.datapointFilter(30, req.project.id)
       const readable = filter.all ? 'all' as const : (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'read')
       const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page ?? 1, req.query.per_page ?? DEFAULT_PER_PAGE, readable)
-      return { project: catalog.projects.settings(req.project.id), datapoints, devices: visibleDevices(catalog, req.project.id, filter), meta }
+      return { project: await catalog.projects.settings(req.project.id), datapoints, devices: await visibleDevices(catalog, req.project.id, filter), meta }
     },
   })
   app.route({
@@ -52,7 +52,7 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       body: Type.Object({ name: Type.Optional(Name), description: Type.Optional(Description) }, { additionalProperties: false }),
       response: { 200: Envelope(Project) },
     },
-    handler: async (req, reply) => updated(reply, catalog.projects.update(req.project.id, req.body)),
+    handler: async (req, reply) => updated(reply, await catalog.projects.update(req.project.id, req.body)),
   })
   app.route({
     ...at(32),
@@ -66,13 +66,13 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       // row and the rest of its metadata go last, by cascade.
       const series: number[] = []
       for (;;) {
-        const ids = catalog.datapoints.removeSomeOfProject(req.project.id, DELETE_STEP)
+        const ids = await catalog.datapoints.removeSomeOfProject(req.project.id, DELETE_STEP)
         for (const id of ids) series.push(id)
         if (ids.length < DELETE_STEP) break
         await new Promise<void>((resolve) => setImmediate(resolve))
       }
-      for (const id of catalog.datapoints.idsOfProject(req.project.id)) series.push(id) // made meanwhile
-      const project = catalog.projects.delete(req.project.id)
+      for (const id of await catalog.datapoints.idsOfProject(req.project.id)) series.push(id) // made meanwhile
+      const project = await catalog.projects.delete(req.project.id)
       onProjectDeleted?.(project.id)
       // The catalog no longer names these series, so a failure here leaves only unreachable data.
       if (series.length > 0) await store.deleteSeries(series)

@@ -5,11 +5,11 @@ import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
-import { ExchangeRates } from '../../catalog/exchange-rates.ts'
 import { readInChunks } from '../../engine/chunked-read.ts'
 import { autoInterval, autoSamplingApplies, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
 import type { MeanPoint, Point, TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
+import type { RateLookup } from '../../engine/currency.ts'
 import { validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
 import { ObservationWriter } from '../../ingest/observation-writer.ts'
 import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
@@ -76,8 +76,12 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
   const { catalog } = ctx
   const store = ctx.store
   const writer = new ObservationWriter(catalog, ctx.ingest)
-  const rates = new ExchangeRates(catalog.db)
-  const ratesOf = (base: string, quote: string) => rates.ofPair(base, quote)
+  /** The exchange rates for a conversion (engine/currency.ts looks them up synchronously): read once per request. */
+  const ratesFor = async (q: { currency_system?: string }): Promise<RateLookup> => {
+    if (q.currency_system === undefined) return () => []
+    const all = await catalog.exchangeRates.list() // ascending validity start within a pair
+    return (base, quote) => all.filter((r) => r.base === base && r.quote === quote)
+  }
 
   app.route({
     ...at(50),
@@ -105,11 +109,11 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     schema: { querystring: ReadQuery, response: { 200: ReadResponse } },
     handler: async (req, reply) => {
       const q = req.query
-      const dp = catalog.datapoints.find(req.project.id, q.dataPointID)
+      const dp = await catalog.datapoints.find(req.project.id, q.dataPointID)
       const filter = req.permissions.datapointFilter(52, req.project.id)
       // Unknown and unreadable answer alike, so TagAuths do not reveal which datapoints exist.
       if (!dp || !canAccessDatapoint(filter, dp, 'read')) throw new NotFoundError(`Datapoint '${q.dataPointID}' not found in project ${req.project.id}`)
-      const conversion = converterFor(dp.dataPointID, dp.tags, q, ratesOf)
+      const conversion = converterFor(dp.dataPointID, dp.tags, q, await ratesFor(q))
       const convert = conversion?.convert
       const start = timeParam('start', q.start)
       const end = timeParam('end', q.end)
@@ -119,7 +123,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
         interval = parseSamplerate(q.samplerate)
         if (interval === undefined) throw new InvalidInputError(`Invalid samplerate '${q.samplerate}': use an integer followed by s, m, h or d, e.g. 15m`)
       } else if (autoSamplingApplies({ start, end, samplerate: q.samplerate })) {
-        const n = catalog.projects.settings(req.project.id).sampling_n
+        const n = (await catalog.projects.settings(req.project.id)).sampling_n
         if (await store.count(dp.id, start, end) > n) interval = autoInterval(start!, end!, n)
       }
       const plan = planRead({ start, end, max: q.max, interval })

@@ -18,7 +18,7 @@ export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catal
     ...at(1),
     schema: { response: { 200: Type.Object({ user: User, roles: Type.Array(Role), companyroles: Type.Array(Role) }) } },
     handler: async (req) => {
-      const roles = catalog.roles.rolesOfUser(req.caller.user.id)
+      const roles = await catalog.roles.rolesOfUser(req.caller.user.id)
       return {
         user: req.caller.user,
         roles: roles.filter((r) => r.project_id !== undefined),
@@ -44,13 +44,13 @@ export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catal
         if (current === undefined) throw new InvalidInputError(`Changing the ${what} needs current_password: the current password of this account`)
         await auth.confirmPassword(me, current, req.ip)
       }
-      return updated(reply, catalog.users.update(me.id, change))
+      return updated(reply, await catalog.users.update(me.id, change))
     },
   })
   app.route({
     ...at(3),
     schema: { response: { 200: Envelope(User) } },
-    handler: async (req, reply) => deleted(reply, catalog.users.delete(req.caller.user.id)),
+    handler: async (req, reply) => deleted(reply, await catalog.users.delete(req.caller.user.id)),
   })
   app.route({
     ...at(4),
@@ -58,8 +58,8 @@ export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catal
     handler: async (req) => {
       const { user } = req.caller
       return req.permissions.hasCompanyRole
-        ? catalog.projects.listByCompany(user.company_id)
-        : catalog.projects.listByIds(req.permissions.projectIds())
+        ? await catalog.projects.listByCompany(user.company_id)
+        : await catalog.projects.listByIds(req.permissions.projectIds())
     },
   })
 }

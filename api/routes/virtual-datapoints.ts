@@ -36,21 +36,23 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const vdps = catalog.virtualDatapoints
-  const known = (pid: number, id: string): Pick<Datapoint, 'dataPointID' | 'tags'> => catalog.datapoints.find(pid, id) ?? { dataPointID: id, tags: {} }
+  const known = async (pid: number, id: string): Promise<Pick<Datapoint, 'dataPointID' | 'tags'>> => (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} }
   /** The answer for endpoint `no`: pins naming datapoints the caller cannot read through `no` are masked. */
-  const view = (req: FastifyRequest, no: number, v: VdpRecord) => {
+  const view = async (req: FastifyRequest, no: number, v: VdpRecord) => {
     const filter = req.permissions.datapointFilter(no, v.project_id)
+    const inputs = new Map<string, Pick<Datapoint, 'dataPointID' | 'tags'>>()
+    for (const id of pinIds(v.pins)) inputs.set(id, await known(v.project_id, id))
     return {
       dataPointID: v.dataPointID, type: v.type, description: v.description, status: statusText(v.status_code), status_code: v.status_code,
-      pins: maskPins(v.pins, (id) => canAccessDatapoint(filter, known(v.project_id, id), 'read')), parameters: v.parameters,
-      logs: vdps.logs(v.id).map((l) => ({ ...l, status_text: statusText(l.status_code) })),
+      pins: maskPins(v.pins, (id) => canAccessDatapoint(filter, inputs.get(id)!, 'read')), parameters: v.parameters,
+      logs: (await vdps.logs(v.id)).map((l) => ({ ...l, status_text: statusText(l.status_code) })),
     }
   }
   const who = (req: FastifyRequest) => req.caller.user.email
   /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
-  const readable = (req: FastifyRequest, no: number, dataPointID: string): VdpRecord => {
-    const v = vdps.find(req.project.id, dataPointID)
-    const dp = catalog.datapoints.find(req.project.id, dataPointID) ?? { dataPointID, tags: {} }
+  const readable = async (req: FastifyRequest, no: number, dataPointID: string): Promise<VdpRecord> => {
+    const v = await vdps.find(req.project.id, dataPointID)
+    const dp = (await catalog.datapoints.find(req.project.id, dataPointID)) ?? { dataPointID, tags: {} }
     if (!v || !canAccessDatapoint(req.permissions.datapointFilter(no, req.project.id), dp, 'read')) {
       throw new NotFoundError(`Virtual datapoint '${dataPointID}' not found in project ${req.project.id}`)
     }
@@ -68,7 +70,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     handler: async (req, reply) => {
       const pid = req.project.id
       const { dataPointID, type, description = '' } = req.query
-      if (!catalog.projects.vdpEnabled(pid)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${pid}; the operator enables them with 'lintel project vdp --id ${pid} --enable'`)
+      if (!await catalog.projects.vdpEnabled(pid)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${pid}; the operator enables them with 'lintel project vdp --id ${pid} --enable'`)
       let config
       try {
         config = parseVdpConfig(type, { pins: req.body.pins, parameters: req.body.parameters ?? {} })
@@ -76,22 +78,22 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         if (err instanceof VdpConfigError) throw new InvalidInputError(err.message)
         throw err
       }
-      if (vdps.find(pid, dataPointID)) throw new ConflictError(`A virtual datapoint '${dataPointID}' is already active in project ${pid}`)
+      if (await vdps.find(pid, dataPointID)) throw new ConflictError(`A virtual datapoint '${dataPointID}' is already active in project ${pid}`)
       // Permitted: read on every input, write on the output; else 403, as JSON ingest refuses
       // an unwritable datapoint (DESIGN.md: 403 is a grant the caller lacks; issue 15, drift 4).
       const filter = req.permissions.datapointFilter(70, pid)
       const inputs = config.pins.map((p) => p.dataPointID)
       for (const id of inputs) {
-        if (!canAccessDatapoint(filter, catalog.datapoints.find(pid, id) ?? { dataPointID: id, tags: {} }, 'read')) throw new ForbiddenError(`No read access to the input datapoint '${id}'`)
+        if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} }, 'read')) throw new ForbiddenError(`No read access to the input datapoint '${id}'`)
       }
-      if (!canAccessDatapoint(filter, catalog.datapoints.find(pid, dataPointID) ?? { dataPointID, tags: {} }, 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
-      assertNoCycle(dataPointID, inputs, (id) => vdps.find(pid, id))
-      const v = catalog.transaction(() => {
-        catalog.datapoints.ensure(pid, [dataPointID, ...inputs])
-        return vdps.create(pid, { dataPointID, type: config.type, description, pins: req.body.pins, parameters: req.body.parameters ?? {}, status_code: VDP_LIFECYCLE.initial }, `Created by ${who(req)}`)
+      if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, dataPointID)) ?? { dataPointID, tags: {} }, 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
+      await assertNoCycle(dataPointID, inputs, (id) => vdps.find(pid, id))
+      const v = await catalog.transaction(async (tx) => {
+        await tx.datapoints.ensure(pid, [dataPointID, ...inputs])
+        return tx.virtualDatapoints.create(pid, { dataPointID, type: config.type, description, pins: req.body.pins, parameters: req.body.parameters ?? {}, status_code: VDP_LIFECYCLE.initial }, `Created by ${who(req)}`)
       })
-      settleVdp(vdps, v.id) // Created → Ready to start on its own, right after the reply
-      return created(reply, view(req, 70, v))
+      settleVdp(catalog, v.id) // Created → Ready to start on its own, right after the reply
+      return created(reply, await view(req, 70, v))
     },
   })
 
@@ -103,27 +105,27 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       response: { 200: Vdp },
     },
     handler: async (req) => {
-      let v = readable(req, 71, req.query.dataPointID)
+      let v = await readable(req, 71, req.query.dataPointID)
       if (req.query.run) {
         checkVdpMove(v, 'run')
-        if (!catalog.projects.vdpEnabled(req.project.id)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${req.project.id}`)
-        moveVdp(vdps, v.id, 'run', `Run requested by ${who(req)}`)
+        if (!await catalog.projects.vdpEnabled(req.project.id)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${req.project.id}`)
+        await moveVdp(catalog, v.id, 'run', `Run requested by ${who(req)}`)
         try {
-          await runner.start(vdps.byId(v.id))
+          await runner.start(await vdps.byId(v.id))
         } catch (err) {
-          return view(req, 71, moveVdp(vdps, v.id, 'start_failed', `Start failed: ${(err as Error).message}`))
+          return view(req, 71, await moveVdp(catalog, v.id, 'start_failed', `Start failed: ${(err as Error).message}`))
         }
         try {
-          v = moveVdp(vdps, v.id, 'started')
+          v = await moveVdp(catalog, v.id, 'started')
         } catch (err) { // stopped or failed while starting: it does not run
           runner.stop(v.id)
           throw err
         }
         return view(req, 71, v)
       }
-      moveVdp(vdps, v.id, 'stop', `Stop requested by ${who(req)}`)
+      await moveVdp(catalog, v.id, 'stop', `Stop requested by ${who(req)}`)
       runner.stop(v.id)
-      return view(req, 71, moveVdp(vdps, v.id, 'stopped'))
+      return view(req, 71, await moveVdp(catalog, v.id, 'stopped'))
     },
   })
 
@@ -134,16 +136,16 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       body: Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
       response: { 200: Vdp },
     },
-    handler: async (req) => view(req, 72, vdps.setDescription(readable(req, 72, req.query.dataPointID).id, req.body.description)),
+    handler: async (req) => view(req, 72, await vdps.setDescription((await readable(req, 72, req.query.dataPointID)).id, req.body.description)),
   })
 
   app.route({
     ...at(73),
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
     handler: async (req) => {
-      const v = readable(req, 73, req.query.dataPointID)
-      const answer = view(req, 73, moveVdp(vdps, v.id, 'delete', `Delete requested by ${who(req)}`))
-      vdps.remove(v.id)
+      const v = await readable(req, 73, req.query.dataPointID)
+      const answer = await view(req, 73, await moveVdp(catalog, v.id, 'delete', `Delete requested by ${who(req)}`))
+      await vdps.remove(v.id)
       return answer
     },
   })
@@ -151,7 +153,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   app.route({
     ...at(74),
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
-    handler: async (req) => view(req, 74, readable(req, 74, req.query.dataPointID)),
+    handler: async (req) => view(req, 74, await readable(req, 74, req.query.dataPointID)),
   })
 
   app.route({
@@ -181,14 +183,26 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       }
       const access = req.permissions.datapointFilter(75, req.project.id)
       const needle = search?.toLowerCase()
-      const all = vdps.listByProject(req.project.id).filter((v) =>
-        (statusCode === undefined || v.status_code === statusCode) &&
-        (needle === undefined || v.dataPointID.toLowerCase().includes(needle) || v.description.toLowerCase().includes(needle)) &&
-        canAccessDatapoint(access, catalog.datapoints.find(req.project.id, v.dataPointID) ?? { dataPointID: v.dataPointID, tags: {} }, 'read'))
+      const all: VdpRecord[] = []
+      for (const v of await vdps.listByProject(req.project.id)) {
+        if ((statusCode === undefined || v.status_code === statusCode) &&
+          (needle === undefined || v.dataPointID.toLowerCase().includes(needle) || v.description.toLowerCase().includes(needle)) &&
+          canAccessDatapoint(access, (await catalog.datapoints.find(req.project.id, v.dataPointID)) ?? { dataPointID: v.dataPointID, tags: {} }, 'read')) all.push(v)
+      }
       const items = all.slice((page - 1) * perPage, page * perPage).map((v) => ({ dataPointID: v.dataPointID, status: statusText(v.status_code) }))
       return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
     },
   })
+}
+
+/** The input dataPointIDs the pins name. */
+function pinIds(pins: Record<string, unknown>): string[] {
+  const ids: string[] = []
+  for (const pin of Object.values(pins)) {
+    const id = pin && typeof pin === 'object' ? (pin as { dataPointID?: unknown }).dataPointID : undefined
+    if (typeof id === 'string') ids.push(id)
+  }
+  return ids
 }
 
 /** Pins as stored, except that a pin whose input `canRead` refuses shows `dataPointID: null, masked: true`. */
@@ -202,7 +216,7 @@ export function maskPins(pins: Record<string, unknown>, canRead: (dataPointID: s
 }
 
 /** A virtual datapoint may not depend on itself, directly or through other ones. */
-function assertNoCycle(output: string, inputs: string[], vdpOf: (id: string) => VdpRecord | undefined): void {
+async function assertNoCycle(output: string, inputs: string[], vdpOf: (id: string) => Promise<VdpRecord | undefined>): Promise<void> {
   const seen = new Set<string>()
   const stack = [...inputs]
   while (stack.length > 0) {
@@ -210,7 +224,7 @@ function assertNoCycle(output: string, inputs: string[], vdpOf: (id: string) => 
     if (id === output) throw new InvalidInputError(`Cycle: '${output}' would depend on itself through its inputs`)
     if (seen.has(id)) continue
     seen.add(id)
-    const v = vdpOf(id)
+    const v = await vdpOf(id)
     if (v) for (const pin of Object.values(v.pins)) if (pin && typeof pin === 'object' && 'dataPointID' in pin) stack.push(String((pin as { dataPointID: unknown }).dataPointID))
   }
 }

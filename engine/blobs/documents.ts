@@ -5,7 +5,8 @@
 // commit then decides exactly, so concurrent uploads can never exceed a quota together.
 import { randomUUID } from 'node:crypto'
 import type { Readable } from 'node:stream'
-import type { FileSpaces, Space } from '../../catalog/files.ts'
+import type { Space } from '../../catalog/files.ts'
+import type { FilesPort } from '../../catalog/port.ts'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { Meter } from './meter.ts'
 import type { BlobStore } from './port.ts'
@@ -23,7 +24,7 @@ export class Documents {
   private readonly now: () => number
   private readonly refreshEvery: number
 
-  constructor (readonly files: FileSpaces, readonly blobs: BlobStore, private readonly o: DocumentsOptions = {}) {
+  constructor (readonly files: FilesPort, readonly blobs: BlobStore, private readonly o: DocumentsOptions = {}) {
     this.now = o.now ?? Date.now
     this.refreshEvery = o.refreshEvery ?? 1024 * 1024
   }

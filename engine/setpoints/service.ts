@@ -17,7 +17,8 @@
 // datapoint; any other answer, and one for an operation already final, is ignored and counted.
 // Unacknowledged operations (spec 2 rule 3) stay `requested`: the edge answers nothing.
 import { randomUUID } from 'node:crypto'
-import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, Setpoints } from '../../catalog/setpoints.ts'
+import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation } from '../../catalog/setpoints.ts'
+import type { SetpointsPort } from '../../catalog/port.ts'
 import { FAILED, REQUESTED, SETPOINT_LIFECYCLE, WRITTEN, codeOf, type SetpointTrigger } from './lifecycle.ts'
 
 export const DEFAULT_TIMEOUT_MS = 10_000
@@ -42,7 +43,7 @@ export interface SetpointAnswer {
 export interface AnswerSource { projectId: number; username: string }
 
 export interface SetpointServiceDeps {
-  setpoints: Pick<Setpoints, 'create' | 'advance' | 'find' | 'listAwaiting'>
+  setpoints: Pick<SetpointsPort, 'create' | 'advance' | 'find' | 'listAwaiting'>
   /** Publishes the write as NEWSPT to the project's CONTROLS topic; resolves with the topic. */
   publish: (projectId: number, write: SetpointWrite) => Promise<string>
   timeoutMs?: number
@@ -174,6 +175,8 @@ export class SetpointService {
 
   private arm(reference: string, deadline: number): void {
     const t = setTimeout(() => {
+      // Node's timers may fire a millisecond before Date.now() reaches the deadline: wait it out.
+      if (this.now() < deadline) return this.arm(reference, deadline)
       this.timers.delete(reference)
       this.serial(reference, () => this.move(reference, 'timeout',
         `No answer from the edge device within ${this.timeoutMs / 1000} s: the edge device is unreachable`)).catch((err) => this.deps.log?.warn({ err, reference }, 'setpoints: time-out not recorded'))

@@ -60,7 +60,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   private async startNow(v: VdpRecord): Promise<void> {
     const { catalog, store, bus } = this.deps
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
-    const ids = catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
+    const ids = await catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
     const output = ids.get(v.dataPointID)!
     const inputs = config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) }))
     const log = this.deps.log
@@ -74,7 +74,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     const fail = (err: unknown) => {
       log.error({ err, vdp: v.dataPointID, project_id: v.project_id }, 'virtual datapoint failed')
       this.stop(v.id)
-      try { moveVdp(catalog.virtualDatapoints, v.id, 'health_check_failed', `Health check failed: ${(err as Error).message}`) } catch { /* deleted or moved on */ }
+      moveVdp(catalog, v.id, 'health_check_failed', `Health check failed: ${(err as Error).message}`).catch(() => { /* deleted or moved on */ })
     }
     const writes = outputsWritten()
     const options = { scheduler: this.deps.scheduler, initialCounter: replay.last?.value, alreadyStored: replay.alreadyStored }
@@ -110,33 +110,33 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
 
   /** Starts every virtual datapoint whose status says it runs (after a process restart). */
   async resume(): Promise<void> {
-    for (const v of this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running)) {
+    for (const v of await this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running)) {
       try {
-        if (!this.deps.catalog.projects.vdpEnabled(v.project_id)) throw new Error('virtual datapoints are disabled for the project')
+        if (!await this.deps.catalog.projects.vdpEnabled(v.project_id)) throw new Error('virtual datapoints are disabled for the project')
         await this.start(v)
         this.deps.log.info({ vdp: v.dataPointID, project_id: v.project_id }, 'virtual datapoint resumed')
       } catch (err) {
-        this.startFailed(v, `Start failed after restart: ${(err as Error).message}`)
+        await this.startFailed(v, `Start failed after restart: ${(err as Error).message}`)
       }
     }
   }
 
   /** Matches the running set to the catalog (scaled mode: the API runs in another process). */
   async reconcile(): Promise<void> {
-    const wanted = new Map(this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running).map((v) => [v.id, v]))
+    const wanted = new Map((await this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running)).map((v) => [v.id, v]))
     for (const id of [...this.running.keys()]) if (!wanted.has(id)) this.stop(id)
     for (const v of wanted.values()) {
       if (this.running.has(v.id)) continue
       try {
         await this.start(v)
       } catch (err) {
-        this.startFailed(v, `Start failed: ${(err as Error).message}`)
+        await this.startFailed(v, `Start failed: ${(err as Error).message}`)
       }
     }
   }
 
-  private startFailed(v: VdpRecord, message: string): void {
-    try { moveVdp(this.deps.catalog.virtualDatapoints, v.id, 'start_failed', message) } catch { /* deleted or moved on meanwhile */ }
+  private async startFailed(v: VdpRecord, message: string): Promise<void> {
+    try { await moveVdp(this.deps.catalog, v.id, 'start_failed', message) } catch { /* deleted or moved on meanwhile */ }
   }
 }
 

@@ -1,10 +1,13 @@
 // The one writer of a virtual datapoint's status: moves it by a trigger of the lifecycle table
 // (lifecycle.ts) and records the change in the catalog's log. The route (requests) and the
 // runtime (starts, failures) both go through it, so no other code writes a status code.
-import type { VdpRecord, VirtualDatapoints } from '../../catalog/virtual-datapoints.ts'
+// A move reads the stored status and writes the next one in one catalog transaction, so two
+// requests (or a request and the runtime) never both move from the same status.
+import type { CatalogPort } from '../../catalog/port.ts'
+import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import { VDP_LIFECYCLE, type VdpTrigger } from './lifecycle.ts'
 
-export type VdpStore = Pick<VirtualDatapoints, 'byId' | 'setStatus'>
+export type VdpStore = Pick<CatalogPort, 'transaction'>
 
 /** Throws TransitionRefusedError (409) unless `trigger` is allowed from the status of `v`. */
 export function checkVdpMove(v: VdpRecord, trigger: VdpTrigger): void {
@@ -12,9 +15,11 @@ export function checkVdpMove(v: VdpRecord, trigger: VdpTrigger): void {
 }
 
 /** Moves the virtual datapoint `id` from its stored status by `trigger`, logging `message`. */
-export function moveVdp(vdps: VdpStore, id: number, trigger: VdpTrigger, message = ''): VdpRecord {
-  const v = vdps.byId(id)
-  return vdps.setStatus(id, VDP_LIFECYCLE.next(v.status_code, trigger, v.dataPointID), message)
+export function moveVdp(catalog: VdpStore, id: number, trigger: VdpTrigger, message = ''): Promise<VdpRecord> {
+  return catalog.transaction(async (tx) => {
+    const v = await tx.virtualDatapoints.byId(id)
+    return tx.virtualDatapoints.setStatus(id, VDP_LIFECYCLE.next(v.status_code, trigger, v.dataPointID), message)
+  })
 }
 
 /**
@@ -22,11 +27,12 @@ export function moveVdp(vdps: VdpStore, id: number, trigger: VdpTrigger, message
  * after the current request has been answered, so the reply still shows the state it created.
  * Does nothing if the status changed meanwhile or the record is gone.
  */
-export function settleVdp(vdps: VdpStore, id: number): void {
-  setImmediate(() => {
+export function settleVdp(catalog: VdpStore & Pick<CatalogPort, 'virtualDatapoints'>, id: number): void {
+  const status = async () => (await catalog.virtualDatapoints.byId(id)).status_code
+  setImmediate(async () => {
     try {
-      for (let auto = VDP_LIFECYCLE.automatic(vdps.byId(id).status_code); auto; auto = VDP_LIFECYCLE.automatic(vdps.byId(id).status_code)) {
-        moveVdp(vdps, id, auto.trigger)
+      for (let auto = VDP_LIFECYCLE.automatic(await status()); auto; auto = VDP_LIFECYCLE.automatic(await status())) {
+        await moveVdp(catalog, id, auto.trigger)
       }
     } catch { /* deleted meanwhile */ }
   })

@@ -143,15 +143,15 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       const refuseLogin = (rc: number, message: string) => {
         setTimeout(() => done(authError(message, rc), false), Math.max(0, refusalDelayMs - (Date.now() - arrived)))
       }
-      auth.authenticate(username, password).then((session) => {
+      auth.authenticate(username, password).then(async (session) => {
         if (blockedMs > 0) {
-          counters.add('connections_throttled', catalog.mqttAccounts.findValid(username ?? '')?.project_id)
+          counters.add('connections_throttled', (await catalog.mqttAccounts.findValid(username ?? ''))?.project_id)
           refusals.refused({ username: username ?? '', address }, undefined, `too many failed logins: retry in ${Math.ceil(blockedMs / 1000)} s`, 'mqtt: login refused')
           return refuseLogin(5, `too many failed logins; retry in ${Math.ceil(blockedMs / 1000)} s`)
         }
         if (!session) {
           throttle.failed(address, username)
-          counters.add('connections_refused', catalog.mqttAccounts.findValid(username ?? '')?.project_id)
+          counters.add('connections_refused', (await catalog.mqttAccounts.findValid(username ?? ''))?.project_id)
           refusals.refused({ username: username ?? '', address }, undefined, 'bad username or password', 'mqtt: login refused')
           return refuseLogin(4, 'bad username or password')
         }
@@ -205,12 +205,14 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         return
       }
       if (topic.kind === 'meta') {
-        const outcome = meta.handle(s, payload)
-        if (!outcome.applied) {
-          refuse(s, packet.topic, outcome.outsideGrant ? 'meta_outside_grant' : 'meta_dropped', outcome.reason)
-          if (outcome.outsideGrant) packet.topic = DROPPED
-        }
-        return done(null)
+        meta.handle(s, payload).then((outcome) => {
+          if (!outcome.applied) {
+            refuse(s, packet.topic, outcome.outsideGrant ? 'meta_outside_grant' : 'meta_dropped', outcome.reason)
+            if (outcome.outsideGrant) packet.topic = DROPPED
+          }
+          done(null)
+        }, (err) => done(err as Error))
+        return
       }
       const parsed = parseControlsMessage(payload)
       if (!parsed.ok) {
@@ -276,12 +278,12 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
 
   // Expiry (spec 1 lifecycle) and revocation by the operator tool (another process): every
   // tick removes expired accounts and ends connections whose account is no longer valid.
-  const expiry = setInterval(() => {
+  const expiry = setInterval(async () => {
     try {
-      catalog.mqttAccounts.removeExpired()
+      await catalog.mqttAccounts.removeExpired()
       const clients = clientsOf(() => true)
       if (clients.length === 0) return
-      const valid = catalog.mqttAccounts.validUntilById()
+      const valid = await catalog.mqttAccounts.validUntilById()
       for (const c of clients) {
         if (!valid.has(c.lintel!.accountId)) c.close()
         else c.lintel!.validUntil = valid.get(c.lintel!.accountId)!

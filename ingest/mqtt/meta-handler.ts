@@ -16,7 +16,7 @@ export class MetaMessages {
   constructor (private readonly catalog: Catalog, private readonly reach: ReachCheck) {}
 
   /** Applies the message, or says why it was dropped. */
-  handle(session: MqttSession, payload: Buffer): MetaOutcome {
+  async handle(session: MqttSession, payload: Buffer): Promise<MetaOutcome> {
     const parsed = parseMetaMessage(payload)
     if (!parsed.ok) return { applied: false, reason: `invalid META message: ${parsed.error}`, outsideGrant: false }
     const { entity, tags: incoming, modes, datapoints, createIfMissing } = parsed.command
@@ -25,16 +25,16 @@ export class MetaMessages {
     if (entity.type === 'device' ? !filter.all : !this.reach.allows(projectId, filter, entity.id, 'write')) {
       return { applied: false, reason: `outside the account's write grant: ${entity.type} '${entity.id}'`, outsideGrant: true }
     }
-    const tags = this.catalog.entityTags
-    const applied = this.catalog.transaction(() => {
-      const id = tags.entity(projectId, entity.type, entity.id, createIfMissing)
+    const applied = await this.catalog.transaction(async (tx) => {
+      const tags = tx.entityTags
+      const id = await tags.entity(projectId, entity.type, entity.id, createIfMissing)
       if (id === undefined) return false
-      const current = tags.tags(entity.type, id)
+      const current = await tags.tags(entity.type, id)
       const next = applyTagModes(current, incoming, modes)
       // Only keys this message actually set carry its source.
       const touched = incoming.filter((t) => next[t.key] === t.value).map((t) => t.key)
-      tags.replaceTags(entity.type, id, next, touched, entity.source ?? null)
-      if (entity.type === 'device' && datapoints) tags.linkDatapoints(projectId, id, datapoints)
+      await tags.replaceTags(entity.type, id, next, touched, entity.source ?? null)
+      if (entity.type === 'device' && datapoints) await tags.linkDatapoints(projectId, id, datapoints)
       return true
     })
     if (!applied) return { applied: false, reason: `unknown ${entity.type} '${entity.id}'`, outsideGrant: false }

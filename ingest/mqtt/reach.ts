@@ -10,6 +10,7 @@
 // API applies within that time).
 import { LRUCache } from 'lru-cache'
 import type { Catalog } from '../../catalog/index.ts'
+import type { SyncDatapointTags } from '../../catalog/port.ts'
 import type { DatapointReach } from '../../catalog/mqtt-accounts.ts'
 import { parseLines } from '../../protocol/line-protocol.ts'
 
@@ -27,7 +28,15 @@ const NL = Buffer.from('\n')
 export class ReachCheck {
   private readonly tags = new LRUCache<string, Record<string, string>>({ max: 100_000, ttl: TAGS_TTL_MS })
 
-  constructor (private readonly catalog: Catalog, private readonly access: DatapointAccess = fullReachOnly) {}
+  private readonly tagsNow: SyncDatapointTags['datapointTagsNow']
+
+  constructor (catalog: Catalog, private readonly access: DatapointAccess = fullReachOnly) {
+    // aedes asks authorizeForward synchronously: the tags are read through the adapter's
+    // synchronous capability (catalog/port.ts SyncDatapointTags), not the Promise port.
+    const sync = catalog as Catalog & Partial<SyncDatapointTags>
+    if (typeof sync.datapointTagsNow !== 'function') throw new Error('The MQTT reach check needs a catalog adapter that reads datapoint tags synchronously (SyncDatapointTags)')
+    this.tagsNow = sync.datapointTagsNow.bind(sync)
+  }
 
   allows(projectId: number, filter: DatapointReach, dataPointID: string, mode: AccessMode): boolean {
     if (filter.all) return true
@@ -44,7 +53,7 @@ export class ReachCheck {
   private tagsOf(projectId: number, dataPointID: string): Record<string, string> {
     const key = projectId + '\0' + dataPointID
     let t = this.tags.get(key)
-    if (t === undefined) this.tags.set(key, t = this.catalog.datapoints.find(projectId, dataPointID)?.tags ?? {})
+    if (t === undefined) this.tags.set(key, t = this.tagsNow(projectId, dataPointID) ?? {})
     return t
   }
 }

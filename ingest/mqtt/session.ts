@@ -39,7 +39,7 @@ export class MqttAuthenticator {
 
   async authenticate(username: string | undefined, password: Buffer | undefined): Promise<Omit<MqttSession, 'clientId'> | undefined> {
     if (!username || !password) return undefined
-    const account = this.catalog.mqttAccounts.findValid(username)
+    const account = await this.catalog.mqttAccounts.findValid(username)
     if (!account) {
       // Same work as a wrong password of a known account.
       await verifyPassword(password.toString('utf8'), this.dummyHash ??= hashPassword('lintel-dummy-password'))
@@ -51,7 +51,7 @@ export class MqttAuthenticator {
       if (!await verifyPassword(password.toString('utf8'), account.password_hash)) return undefined
       this.cache.set(key, { accountId: account.id, hash: account.password_hash })
     }
-    const p = this.catalog.projects.settings(account.project_id)
+    const p = await this.catalog.projects.settings(account.project_id)
     return {
       accountId: account.id, username, projectId: p.id, group: p.load_balancing_group, handle: p.project_handle,
       hashIdLength: p.hash_id_length, rights: account.rights, validUntil: account.valid_until,

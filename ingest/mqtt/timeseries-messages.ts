@@ -58,7 +58,7 @@ export class TimeseriesMessages {
     }
     if (ids.length === 0) return { stored: 0, bad, outside, tagsStored: 0, tagsOverLimit: 0 }
     // Lines of datapoints the catalog refused to create (quota, identifier) are dropped and counted.
-    const { series, refused, reason } = this.resolver.resolve(session.projectId, ids)
+    const { series, refused, reason } = await this.resolver.resolve(session.projectId, ids)
     let n = 0
     const tagged: TaggedObservation[] = []
     for (let i = 0; i < obs.length; i++) {

@@ -103,9 +103,9 @@ t.test('rule 4: company roles cover later projects; project roles cannot grant C
 t.test('rule 5: TagAuths filter datapoints by name or tag, with * and read/write', async (t) => {
   const p = await platform(t)
   const proj = await addProject(p, p.admin, 'Building')
-  const ids = p.catalog.datapoints.ensure(proj.id, ['t-a', 't-b', 'power', 'x/y "z"'])
-  p.catalog.datapoints.setTag(ids.get('t-a')!, 'room', 'A')
-  p.catalog.datapoints.setTag(ids.get('t-b')!, 'room', 'B')
+  const ids = await p.catalog.datapoints.ensure(proj.id, ['t-a', 't-b', 'power', 'x/y "z"'])
+  await p.catalog.datapoints.setTag(ids.get('t-a')!, 'room', 'A')
+  await p.catalog.datapoints.setTag(ids.get('t-b')!, 'room', 'B')
   const visible = async (tags: object[]) => {
     const role = await p.call(p.admin, 'POST', `/v2/project/${proj.id}/role`, { name: `r${Math.random()}`, authed_endpoints: [30], authed_tags: tags })
     const u = await addUser(p, `u${role.body.resource.id}`)
@@ -173,22 +173,21 @@ t.test('rule 8: only the own account changes; company roles create users', async
 t.test('rule 9: deleting a project or a user removes its metadata', async (t) => {
   const p = await platform(t)
   const proj = await addProject(p, p.admin, 'Doomed')
-  const ids = p.catalog.datapoints.ensure(proj.id, ['a', 'b'])
-  p.catalog.datapoints.setTag(ids.get('a')!, 'room', 'A')
+  const ids = await p.catalog.datapoints.ensure(proj.id, ['a', 'b'])
+  await p.catalog.datapoints.setTag(ids.get('a')!, 'room', 'A')
   const role = await p.call(p.admin, 'POST', `/v2/project/${proj.id}/role`, { name: 'r', authed_endpoints: [30] })
   const u = await addUser(p, 'holder')
   await p.call(p.admin, 'POST', `/v2/project/${proj.id}/role/${role.body.resource.id}/user/${u.id}`)
   t.equal((await p.call(p.admin, 'DELETE', `/v2/project/${proj.id}`)).status, 200)
-  const count = (sql: string) => (p.catalog.db.prepare(sql).get() as { n: number }).n
-  t.equal(count('SELECT count(*) AS n FROM roles WHERE project_id IS NOT NULL'), 0, 'roles')
-  t.equal(count('SELECT count(*) AS n FROM datapoints'), 0, 'datapoint keys')
-  t.equal(count('SELECT count(*) AS n FROM tags'), 0, 'tags')
+  t.equal((await p.catalog.roles.listProjectRoles(proj.id)).length, 0, 'roles')
+  t.equal((await p.catalog.datapoints.listByProject(proj.id)).length, 0, 'datapoint keys')
+  t.same(await p.catalog.datapoints.tagsOf(ids.get('a')!), {}, 'tags')
   t.same((await p.call(u, 'GET', '/v2/user')).body.roles, [], 'assignments')
 
   const token = (await p.call(u, 'POST', '/v2/auth/token')).body.resource.access_token
   t.equal((await p.call(u, 'DELETE', '/v2/user')).status, 200)
-  t.equal(count('SELECT count(*) AS n FROM user_roles WHERE user_id = ' + u.id), 0)
-  t.equal(count('SELECT count(*) AS n FROM tokens'), 0, 'tokens are revoked')
+  t.equal((await p.catalog.roles.rolesOfUser(u.id)).length, 0)
+  t.equal(await p.catalog.tokens.countOfUser(u.id), 0, 'tokens are revoked')
   t.equal((await p.call(u, 'GET', '/v2/user')).status, 401)
   t.equal((await p.call(token, 'GET', '/v2/user')).status, 401)
 })
@@ -198,7 +197,7 @@ t.test('companies never see each other', async (t) => {
   const projA = await addProject(p, p.admin, 'A-secret')
   const roleA = (await p.call(p.admin, 'GET', '/v2/company/roles')).body[0].id
   const b = { email: 'boss@beta.test', password: 'beta-password' }
-  const { company: beta } = p.catalog.createCompanyWithAdmin('Beta', b)
+  const { company: beta } = await p.catalog.createCompanyWithAdmin('Beta', b)
   const projB = await addProject(p, b, 'B-own')
   const companyB = (await p.call(b, 'GET', '/v2/company')).body
   t.same(companyB.projects.map((x: { name: string }) => x.name), ['B-own'])

@@ -74,14 +74,14 @@ t.test('listing 200,000 datapoints and reading 1,000,000 observations keep the e
   }
   const parse = (r: { bytes: Uint8Array[] }) => JSON.parse(Buffer.concat(r.bytes).toString('utf8'))
   const { id: pid } = await addProject(p, p.admin, 'Big')
-  p.catalog.datapoints.setQuota(pid, 250_000)
+  await p.catalog.datapoints.setQuota(pid, 250_000)
   const names = Array.from({ length: 200_000 }, (_, i) => `building/floor${i % 50}/dp${i}`)
-  for (let i = 0; i < names.length; i += 50_000) p.catalog.datapoints.ensure(pid, names.slice(i, i + 50_000))
-  const marked = p.catalog.datapoints.get(pid, names[123_456])
-  p.catalog.datapoints.setTag(marked.id, 'room', 'R1')
+  for (let i = 0; i < names.length; i += 50_000) await p.catalog.datapoints.ensure(pid, names.slice(i, i + 50_000))
+  const marked = await p.catalog.datapoints.get(pid, names[123_456])
+  await p.catalog.datapoints.setTag(marked.id, 'room', 'R1')
 
   const T0 = 1_700_000_000_000_000
-  const series = p.catalog.datapoints.ensure(pid, ['big']).get('big')!
+  const series = (await p.catalog.datapoints.ensure(pid, ['big'])).get('big')!
   for (let i = 0; i < 1_000_000; i += 100_000) {
     await store.append(Array.from({ length: 100_000 }, (_, k) => ({ series, time: T0 + (i + k) * 1_000_000, value: i + k })))
   }
@@ -141,7 +141,7 @@ t.test('listing 200,000 datapoints and reading 1,000,000 observations keep the e
     return res.status
   })
   t.equal(ingest.result, 200)
-  t.equal(p.catalog.datapoints.countOf(pid), 210_001)
+  t.equal(await p.catalog.datapoints.countOf(pid), 210_001)
   t.ok(ingest.maxMs < LIMIT_MS, `JSON ingest creating 10,000 datapoints: event loop held ${ingest.maxMs.toFixed(1)} ms (wall ${ingest.wallMs.toFixed(1)})`)
 
   // Deleting the project removes 210,002 datapoints in steps, then its 1,000,000 observations.
@@ -150,7 +150,7 @@ t.test('listing 200,000 datapoints and reading 1,000,000 observations keep the e
     return { status: res.status, body: await res.json() as { success: boolean } }
   })
   t.same([del.result.status, del.result.body.success], [200, true])
-  t.equal(p.catalog.datapoints.idsOfProject(pid).length, 0)
+  t.equal((await p.catalog.datapoints.idsOfProject(pid)).length, 0)
   t.same(await store.read(series, { limit: 1 }), [], 'its observations are deleted from the store')
   t.ok(del.maxMs < LIMIT_MS, `project deletion: event loop held ${del.maxMs.toFixed(1)} ms (wall ${del.wallMs.toFixed(1)})`)
 })

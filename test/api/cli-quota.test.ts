@@ -12,7 +12,7 @@ t.test('set and show the quotas of a company and a project space', async (t) => 
   const run = async (...args: string[]) => { let out = ''; const code = await runCli(args, (s) => { out += s }); return { code, out } }
   await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
   const catalog = Catalog.open(dir, adminEndpoints)
-  const { project } = catalog.projects.create(1, { name: 'P' }, null)
+  const { project } = await catalog.projects.create(1, { name: 'P' }, null)
   catalog.close()
 
   t.same(await run('quota', 'set', '--company', '1', '--file-size', '500M', '--files', '100', '--space', '2G'), {

@@ -41,7 +41,7 @@ t.test('a 64 MiB random file: uploaded streamed, downloaded byte-identical, rang
 
 t.test('an upload over the file-size limit is refused at once; the rest of the body is not read', async (t) => {
   const { platform } = await livePlatform(t)
-  const companyId = platform.catalog.users.findByEmailWithHash(ADMIN.email)!.company_id
+  const companyId = (await platform.catalog.users.findByEmailWithHash(ADMIN.email))!.company_id
   await platform.catalog.files.setLimits({ kind: 'company', companyId }, { file_size_bytes: 1024 * 1024 })
   const total = 512 * 1024 * 1024
   const boundary = 'lintelboundary'

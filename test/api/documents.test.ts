@@ -187,9 +187,9 @@ t.test('deleting a project or a company removes its files and their quota use', 
 
   // Companies are deleted by the operator's CLI, which has no storage: the sweep (at start and
   // periodically) removes the spaces whose company or project no longer exists.
-  const other = p.catalog.createCompanyWithAdmin('Other', { email: 'admin@other.test', password: 'other-pass-1' })
+  const other = await p.catalog.createCompanyWithAdmin('Other', { email: 'admin@other.test', password: 'other-pass-1' })
   t.equal((await send(p, { email: 'admin@other.test', password: 'other-pass-1' }, 'POST', '/v2/company/file', 'x.bin', randomBytes(10))).status, 201)
-  p.catalog.companies.delete(other.company.id)
+  await p.catalog.companies.delete(other.company.id)
   t.same(await p.catalog.files.usage({ kind: 'company', companyId: other.company.id }), { files: 0, space_bytes: 0 })
   t.same(await p.documents.sweep(), [`c${other.company.id}`])
   t.same(await blobs.listPrefixes(), [`p${keep.id}`], 'other spaces are untouched')

@@ -72,15 +72,15 @@ t.test('an account carries a snapshot of its creator\'s reach; a change re-takes
   await p.call(p.admin, 'POST', `/v2/project/${pid}/role/${role.body.resource.id}/user/${u.id}`)
   const res = await p.call(u, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'n-dev', password: 'n-dev-pass', rights: 'write' })
   t.equal(res.status, 201)
-  const reachOf = () => p.catalog.mqttAccounts.findValid('n-dev')!.reach
-  t.match(reachOf(), { write: { all: false, auths: [{ key: 'room', value: 'A', write: true }] }, read: { all: false, auths: [{ key: 'room', value: 'A', read: true }] } })
-  t.equal(reachOf().write.auths.length, 1)
+  const reachOf = async () => (await p.catalog.mqttAccounts.findValid('n-dev'))!.reach
+  t.match(await reachOf(), { write: { all: false, auths: [{ key: 'room', value: 'A', write: true }] }, read: { all: false, auths: [{ key: 'room', value: 'A', read: true }] } })
+  t.equal((await reachOf()).write.auths.length, 1)
 
   const put = await p.call(p.admin, 'PUT', `/v2/project/${pid}/mqttuser/${res.body.resource.id}`, { validity: 600 })
   t.equal(put.status, 201)
-  t.same(reachOf(), { write: { all: true, auths: [] }, read: { all: true, auths: [] } }, 'the admin\'s change gives the admin\'s reach')
+  t.same(await reachOf(), { write: { all: true, auths: [] }, read: { all: true, auths: [] } }, 'the admin\'s change gives the admin\'s reach')
 
   const r = await p.call(u, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'n-read', password: 'n-read-pass', rights: 'read' })
-  t.same(p.catalog.mqttAccounts.findValid('n-read')!.reach.write, { all: false, auths: [] }, 'a read account writes nothing')
+  t.same((await p.catalog.mqttAccounts.findValid('n-read'))!.reach.write, { all: false, auths: [] }, 'a read account writes nothing')
   t.equal(r.status, 201)
 })

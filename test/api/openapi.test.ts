@@ -23,8 +23,8 @@ t.test('real answers of every endpoint match the served OpenAPI document', async
   const { catalog } = platform
   const setpointsReady = async (pid: number, id: string) => {
     await catalog.setpoints.setSettings(pid, { enabled: true })
-    const entity = catalog.entityTags.entity(pid, 'datapoint', id, false)!
-    catalog.entityTags.replaceTags('datapoint', entity, { writable: 'true' }, ['writable'], 'test')
+    const entity = (await catalog.entityTags.entity(pid, 'datapoint', id, false))!
+    await catalog.entityTags.replaceTags('datapoint', entity, { writable: 'true' }, ['writable'], 'test')
   }
   for (const x of await representativeTraffic(platform.address, ADMIN, { setpointsReady })) {
     const e = byNumber.get(x.endpoint)!

@@ -8,13 +8,13 @@ t.test('devices with their tags and readable child datapoints', async (t) => {
   const { id: pid } = await addProject(p, p.admin, 'Devices')
   // What the META path stores for a V2 device message (ingest/mqtt/meta-handler.ts).
   const tags = p.catalog.entityTags
-  const ahu = tags.entity(pid, 'device', 'AHU 1', true)!
-  tags.replaceTags('device', ahu, { vendor: 'Acme', model: '{"series":"X"}' }, ['vendor', 'model'], 'edge')
-  tags.linkDatapoints(pid, ahu, ['ahu1/supply', 'ahu1/return'])
-  const meter = tags.entity(pid, 'device', 'Meter', true)!
-  tags.replaceTags('device', meter, { kind: 'electricity' }, ['kind'], 'edge')
-  tags.linkDatapoints(pid, meter, ['meter/energy'])
-  tags.entity(pid, 'device', 'Spare', true)
+  const ahu = (await tags.entity(pid, 'device', 'AHU 1', true))!
+  await tags.replaceTags('device', ahu, { vendor: 'Acme', model: '{"series":"X"}' }, ['vendor', 'model'], 'edge')
+  await tags.linkDatapoints(pid, ahu, ['ahu1/supply', 'ahu1/return'])
+  const meter = (await tags.entity(pid, 'device', 'Meter', true))!
+  await tags.replaceTags('device', meter, { kind: 'electricity' }, ['kind'], 'edge')
+  await tags.linkDatapoints(pid, meter, ['meter/energy'])
+  await tags.entity(pid, 'device', 'Spare', true)
 
   const all = await p.call(p.admin, 'GET', `/v2/project/${pid}`)
   t.equal(all.status, 200)

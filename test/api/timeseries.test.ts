@@ -1,7 +1,6 @@
 // Time series over HTTP on the embedded store: JSON ingest, reads with every rule of spec 1
 // ("Time-series data"), TagAuth checks, unit conversion.
 import t, { type Test } from 'tap'
-import { ExchangeRates } from '../../catalog/exchange-rates.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { addProject, addUser, platform, type Login, type Platform } from '../helpers/platform.ts'
 
@@ -132,7 +131,7 @@ t.test('31d is exactly 31 days, not a month', async (t) => {
 
 t.test('automatic sampling: start and end, no samplerate, more than N values; max ignored', async (t) => {
   const { p, pid } = await setup(t)
-  p.catalog.db.prepare('UPDATE projects SET sampling_n = 10 WHERE id = ?').run(pid)
+  await p.catalog.projects.setMqtt(pid, { samplingN: 10 })
   await post(p, pid, minutes('a', '2024-01-01T00:00:00Z', 60))
   const range = { start: '2024-01-01T00:00:00Z', end: '2024-01-01T01:00:00Z' }
   const auto = await read(p, pid, 'a', range)
@@ -168,10 +167,10 @@ t.test('TagAuths: reads and writes of datapoints the caller may not touch', asyn
 t.test('units: conversion by the unit tag; clear errors', async (t) => {
   const { p, pid } = await setup(t)
   await post(p, pid, { t: [{ time: '2024-01-01T00:00:00Z', value: 20 }], e: [{ time: '2024-01-01T00:00:00Z', value: 1 }], raw: [{ time: '2024-01-01T00:00:00Z', value: 1 }], odd: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })
-  const ids = p.catalog.datapoints.ensure(pid, ['t', 'e', 'odd'])
-  p.catalog.datapoints.setTag(ids.get('t')!, 'unit', '°C')
-  p.catalog.datapoints.setTag(ids.get('e')!, 'unit', 'kWh')
-  p.catalog.datapoints.setTag(ids.get('odd')!, 'unit', 'furlongs per fortnight')
+  const ids = await p.catalog.datapoints.ensure(pid, ['t', 'e', 'odd'])
+  await p.catalog.datapoints.setTag(ids.get('t')!, 'unit', '°C')
+  await p.catalog.datapoints.setTag(ids.get('e')!, 'unit', 'kWh')
+  await p.catalog.datapoints.setTag(ids.get('odd')!, 'unit', 'furlongs per fortnight')
   const r = await read(p, pid, 't', { units_system: 'imperial' })
   t.same(r.body, { dataPointID: 't', tags: [{ key: 'unit', value: '°F' }], data: [{ time: '2024-01-01T00:00:00Z', value: 68 }] }, 'the unit tag names the delivered unit')
   t.same((await read(p, pid, 't', { units: 'tempF' })).body.tags, [{ key: 'unit', value: '°F' }])
@@ -194,13 +193,13 @@ t.test('currency_system: converts by the rate valid at each observation time; a 
     cost: [{ time: '2025-12-31T23:00:00Z', value: 100 }, { time: '2026-01-01T00:00:00Z', value: 100 }, { time: '2026-02-01T12:00:00Z', value: 10 }],
     plain: [{ time: '2026-01-01T00:00:00Z', value: 1 }],
   })
-  const ids = p.catalog.datapoints.ensure(pid, ['cost'])
-  p.catalog.datapoints.setTag(ids.get('cost')!, 'currency', 'EUR')
-  const rates = new ExchangeRates(p.catalog.db)
+  const ids = await p.catalog.datapoints.ensure(pid, ['cost'])
+  await p.catalog.datapoints.setTag(ids.get('cost')!, 'currency', 'EUR')
+  const rates = p.catalog.exchangeRates
   t.same((await read(p, pid, 'cost', { currency_system: 'USD' })).body, { success: false, error: "No exchange rate EUR→USD is set: set one with 'npx lintel currency set EUR USD <rate> --from <date>'", operation: '' })
   t.equal((await read(p, pid, 'cost', { currency_system: 'USD' })).status, 400)
-  rates.set({ base: 'EUR', quote: 'USD', validFrom: Date.parse('2026-01-01T00:00:00Z') * 1000, rate: 1.08 })
-  rates.set({ base: 'EUR', quote: 'USD', validFrom: Date.parse('2026-02-01T00:00:00Z') * 1000, rate: 1.2 })
+  await rates.set({ base: 'EUR', quote: 'USD', validFrom: Date.parse('2026-01-01T00:00:00Z') * 1000, rate: 1.08 })
+  await rates.set({ base: 'EUR', quote: 'USD', validFrom: Date.parse('2026-02-01T00:00:00Z') * 1000, rate: 1.2 })
   const early = await read(p, pid, 'cost', { currency_system: 'USD' })
   t.same(early, { status: 400, body: { success: false, operation: '',
     error: "No exchange rate EUR→USD valid at 2025-12-31T23:00:00Z (the first is valid from 2026-01-01T00:00:00Z): set one with 'npx lintel currency set EUR USD <rate> --from <date>'" } })
@@ -210,9 +209,9 @@ t.test('currency_system: converts by the rate valid at each observation time; a 
   ] }, 'each observation at the rate valid at its time; the tag names the delivered currency')
   const back = await read(p, pid, 'cost', { currency_system: 'EUR', start: '2026-01-01T00:00:00Z' })
   t.same(back.body.data.map((d: { value: number }) => d.value), [100, 10], 'already in EUR: unchanged')
-  rates.set({ base: 'USD', quote: 'CHF', validFrom: 0, rate: 0.8 })
-  const ids2 = p.catalog.datapoints.ensure(pid, ['plain'])
-  p.catalog.datapoints.setTag(ids2.get('plain')!, 'currency', 'CHF')
+  await rates.set({ base: 'USD', quote: 'CHF', validFrom: 0, rate: 0.8 })
+  const ids2 = await p.catalog.datapoints.ensure(pid, ['plain'])
+  await p.catalog.datapoints.setTag(ids2.get('plain')!, 'currency', 'CHF')
   t.same((await read(p, pid, 'plain', { currency_system: 'USD' })).body.data, [{ time: '2026-01-01T00:00:00Z', value: 1.25 }], 'the inverse pair, inverted')
   const sampled = await read(p, pid, 'cost', { currency_system: 'USD', start: '2026-01-01T00:00:00Z', end: '2026-03-01T00:00:00Z', samplerate: '1d' })
   t.same(sampled.body.data, [{ time: '2026-01-01T00:00:00Z', mean: 108 }, { time: '2026-02-01T00:00:00Z', mean: 12 }], 'a mean at the rate valid at its interval start')
@@ -224,7 +223,7 @@ t.test('currency_system: converts by the rate valid at each observation time; a 
 t.test('deleting a project deletes its observations', async (t) => {
   const { p, pid, store } = await setup(t)
   await post(p, pid, { a: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })
-  const [series] = p.catalog.datapoints.idsOfProject(pid)
+  const [series] = await p.catalog.datapoints.idsOfProject(pid)
   t.equal(await store.count(series), 1)
   await p.call(p.admin, 'DELETE', `/v2/project/${pid}`)
   t.equal(await store.count(series), 0)

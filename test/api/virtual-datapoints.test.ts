@@ -78,7 +78,7 @@ t.test('creation is validated: syntax, names, pins, types, duplicates, cycles, d
   t.equal(await err('self', 'formula', { pins: { P1: { dataPointID: 'self' } }, parameters: { formula: 'P1' } }), "Cycle: 'self' would depend on itself through its inputs")
   await create(p, pid, 'c1', 'formula', { pins: { P1: { dataPointID: 'c2' } }, parameters: { formula: 'P1' } })
   t.equal(await err('c2', 'formula', { pins: { P1: { dataPointID: 'c1' } }, parameters: { formula: 'P1' } }), "Cycle: 'c2' would depend on itself through its inputs")
-  p.catalog.projects.setVdpEnabled(pid, false)
+  await p.catalog.projects.setVdpEnabled(pid, false)
   t.equal(await err('y', 'formula', { pins: { P1: { dataPointID: 'a' } }, parameters: { formula: 'P1' } }),
     `Virtual datapoints are not enabled for project ${pid}; the operator enables them with 'lintel project vdp --id ${pid} --enable'`)
 })

@@ -3,7 +3,7 @@
 // tables included, also a table another migration adds that cascades from mqtt_accounts.
 import t from 'tap'
 import Database from 'better-sqlite3'
-import { migrate, openCatalogDb } from '../../catalog/db.ts'
+import { migrate } from '../../catalog/db.ts'
 import { migrations } from '../../catalog/migrations.ts'
 import { Catalog } from '../../catalog/index.ts'
 import { adminEndpoints } from '../../api/registry.ts'
@@ -68,30 +68,30 @@ t.test('migration 4 on a populated catalog of the old schema keeps every row and
 })
 
 t.test('after a delete no catalog id users see is handed out again', async (t) => {
-  const catalog = new Catalog(openCatalogDb(':memory:'), adminEndpoints)
+  const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
-  const { company, user } = catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
-  const { project, role } = catalog.projects.create(company.id, { name: 'p' }, user.id)
-  const [dp] = catalog.datapoints.ensure(project.id, ['x']).values()
-  const acc = catalog.mqttAccounts.create(project.id, { username: 'dev', password: 'password-1', rights: 'write', validUntil: null })
-  const vdp = catalog.virtualDatapoints.create(project.id, { dataPointID: 'v', type: 'formula', description: '', pins: {}, parameters: {}, status_code: 100 }, 'm')
-  const user2 = catalog.users.create(company.id, { email: 'b@a.test', password: 'password-1', firstName: 'b', lastName: 'b' })
-  const role2 = catalog.roles.create(company.id, project.id, { name: 'r', authed_tags: [{ key: 'room', value: '1', read: true, write: false }] })
+  const { company, user } = await catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
+  const { project, role } = await catalog.projects.create(company.id, { name: 'p' }, user.id)
+  const [dp] = (await catalog.datapoints.ensure(project.id, ['x'])).values()
+  const acc = await catalog.mqttAccounts.create(project.id, { username: 'dev', password: 'password-1', rights: 'write', validUntil: null })
+  const vdp = await catalog.virtualDatapoints.create(project.id, { dataPointID: 'v', type: 'formula', description: '', pins: {}, parameters: {}, status_code: 100 }, 'm')
+  const user2 = await catalog.users.create(company.id, { email: 'b@a.test', password: 'password-1', firstName: 'b', lastName: 'b' })
+  const role2 = await catalog.roles.create(company.id, project.id, { name: 'r', authed_tags: [{ key: 'room', value: '1', read: true, write: false }] })
   const tagAuth = role2.authed_tags[0].id
-  const company2 = catalog.companies.create('B')
+  const company2 = await catalog.companies.create('B')
 
-  catalog.users.delete(user2.id)
-  catalog.roles.delete(role2.id)
-  catalog.projects.delete(project.id)
-  catalog.companies.delete(company2.id)
+  await catalog.users.delete(user2.id)
+  await catalog.roles.delete(role2.id)
+  await catalog.projects.delete(project.id)
+  await catalog.companies.delete(company2.id)
 
-  const again = catalog.projects.create(company.id, { name: 'p' }, user.id)
+  const again = await catalog.projects.create(company.id, { name: 'p' }, user.id)
   t.ok(again.project.id > project.id, 'project id')
   t.ok(again.role.id > role2.id && again.role.id > role.id, 'role id')
   t.ok(again.role.authed_tags[0].id > tagAuth, 'tag auth id')
-  t.ok([...catalog.datapoints.ensure(again.project.id, ['x']).values()][0] > dp, 'datapoint id')
-  t.ok(catalog.mqttAccounts.create(again.project.id, { username: 'dev', password: 'password-1', rights: 'write', validUntil: null }).id > acc.id, 'mqtt account id')
-  t.ok(catalog.virtualDatapoints.create(again.project.id, { dataPointID: 'v', type: 'formula', description: '', pins: {}, parameters: {}, status_code: 100 }, 'm').id > vdp.id, 'virtual datapoint id')
-  t.ok(catalog.users.create(company.id, { email: 'b@a.test', password: 'password-1', firstName: 'b', lastName: 'b' }).id > user2.id, 'user id')
-  t.ok(catalog.companies.create('B').id > company2.id, 'company id')
+  t.ok([...(await catalog.datapoints.ensure(again.project.id, ['x'])).values()][0] > dp, 'datapoint id')
+  t.ok((await catalog.mqttAccounts.create(again.project.id, { username: 'dev', password: 'password-1', rights: 'write', validUntil: null })).id > acc.id, 'mqtt account id')
+  t.ok((await catalog.virtualDatapoints.create(again.project.id, { dataPointID: 'v', type: 'formula', description: '', pins: {}, parameters: {}, status_code: 100 }, 'm')).id > vdp.id, 'virtual datapoint id')
+  t.ok((await catalog.users.create(company.id, { email: 'b@a.test', password: 'password-1', firstName: 'b', lastName: 'b' })).id > user2.id, 'user id')
+  t.ok((await catalog.companies.create('B')).id > company2.id, 'company id')
 })

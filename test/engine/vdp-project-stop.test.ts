@@ -11,13 +11,13 @@ import { VdpRuntime } from '../../engine/vdp/runtime.ts'
 t.test('stopProject stops running and starting virtual datapoints of that project only', async (t) => {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
-  const { company, user } = catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
-  const p1 = catalog.projects.create(company.id, { name: 'one' }, user.id).project.id
-  const p2 = catalog.projects.create(company.id, { name: 'two' }, user.id).project.id
+  const { company, user } = await catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
+  const p1 = (await catalog.projects.create(company.id, { name: 'one' }, user.id)).project.id
+  const p2 = (await catalog.projects.create(company.id, { name: 'two' }, user.id)).project.id
   const def = { type: 'formula', description: '', pins: { P1: { dataPointID: 'in' } }, parameters: { formula: 'P1 * 2' }, status_code: 100 }
-  const v1 = catalog.virtualDatapoints.create(p1, { dataPointID: 'out', ...def }, 'm')
-  const v2 = catalog.virtualDatapoints.create(p2, { dataPointID: 'out', ...def }, 'm')
-  const v3 = catalog.virtualDatapoints.create(p1, { dataPointID: 'out3', ...def }, 'm')
+  const v1 = await catalog.virtualDatapoints.create(p1, { dataPointID: 'out', ...def }, 'm')
+  const v2 = await catalog.virtualDatapoints.create(p2, { dataPointID: 'out', ...def }, 'm')
+  const v3 = await catalog.virtualDatapoints.create(p1, { dataPointID: 'out3', ...def }, 'm')
 
   // A store whose reads wait until released, so a start can be caught half way.
   let gate: (() => void) | undefined
@@ -44,11 +44,11 @@ t.test('stopProject stops running and starting virtual datapoints of that projec
   t.notOk(runtime.isRunning(v3.id), 'the start under way gave up')
   t.same(runtime.runningIds(), [v2.id], 'the other project runs on')
 
-  const in1 = catalog.datapoints.get(p1, 'in').id
-  const in2 = catalog.datapoints.get(p2, 'in').id
+  const in1 = (await catalog.datapoints.get(p1, 'in')).id
+  const in2 = (await catalog.datapoints.get(p2, 'in')).id
   bus.publish([{ series: in1, time: 1, value: 1 }, { series: in2, time: 1, value: 5 }])
   await new Promise((r) => setImmediate(r))
-  t.same(written, [{ series: catalog.datapoints.get(p2, 'out').id, time: 1, value: 10 }], 'only project two computes')
+  t.same(written, [{ series: (await catalog.datapoints.get(p2, 'out')).id, time: 1, value: 10 }], 'only project two computes')
 })
 
 t.test('a failing runtime does not keep the others from stopping', async (t) => {

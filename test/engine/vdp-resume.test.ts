@@ -46,7 +46,7 @@ t.test('stopped and started again: windows rebuilt from the store; a disabled pr
   }
   await waitFor(async () => (await values(a, 'avg10')).length === 3 && (await values(a, 'morning')).length === 3 && (await values(b, 'off')).length === 3,
     { what: 'three outputs of each virtual datapoint' })
-  p.catalog.projects.setVdpEnabled(b, false)
+  await p.catalog.projects.setVdpEnabled(b, false)
   stopped = true
   await p.stop()
 

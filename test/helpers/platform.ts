@@ -30,7 +30,7 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const catalog = Catalog.open(':memory:', adminEndpoints, { now: opts.now })
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
-  const { user } = catalog.createCompanyWithAdmin(company, admin)
+  const { user } = await catalog.createCompanyWithAdmin(company, admin)
   const raw = opts.store ?? await openSqliteStore({ dir: t.testdir() })
   const bus = new ObservationBus()
   const store = observedStore(raw, bus)

@@ -165,7 +165,8 @@ t.test('META: V2 creates and tags entities; V1 for an unknown entity is dropped'
   t.same(dps.map((d: { dataPointID: string; tags: object }) => [d.dataPointID, d.tags]), [
     ['ahu1_supply_temp', { unit: '°C', room: 'B', limits: '{"min":5,"max":30}' }],
   ])
-  t.equal(live.platform.catalog.db.prepare("SELECT source FROM tags WHERE key = 'room'").pluck().get(), 'edge', 'the source is kept per association')
+  const dp = (await live.platform.catalog.datapoints.find(pid, 'ahu1_supply_temp'))!
+  t.equal((await live.platform.catalog.entityTags.sources('datapoint', dp.id)).room, 'edge', 'the source is kept per association')
   t.equal((await live.read(pid, 'ahu1_supply_temp', '&units_system=imperial')).success, undefined, 'the unit tag drives conversion')
 })
 

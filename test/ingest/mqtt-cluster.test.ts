@@ -25,12 +25,12 @@ t.test('two broker nodes share subscriptions, messages and sessions through Redi
   const catalog = Catalog.open(dir, adminEndpoints)
   const store = await openSqliteStore({ dir })
   const tls = await loadTlsMaterial({ dataDir: dir })
-  const { company, user } = catalog.createCompanyWithAdmin(`Cluster ${Date.now()}`, { email: `c${Date.now()}@cluster.test`, password: 'cluster-pass' })
-  const { project } = catalog.projects.create(company.id, { name: 'C' }, user.id)
-  const handle = catalog.projects.settings(project.id).project_handle
+  const { company, user } = await catalog.createCompanyWithAdmin(`Cluster ${Date.now()}`, { email: `c${Date.now()}@cluster.test`, password: 'cluster-pass' })
+  const { project } = await catalog.projects.create(company.id, { name: 'C' }, user.id)
+  const handle = (await catalog.projects.settings(project.id)).project_handle
   const suffix = `${process.pid}-${Date.now()}`
-  catalog.mqttAccounts.create(project.id, { username: `pub-${suffix}`, password: 'pub-password', rights: 'write', validUntil: null })
-  catalog.mqttAccounts.create(project.id, { username: `sub-${suffix}`, password: 'sub-password', rights: 'read', validUntil: null })
+  await catalog.mqttAccounts.create(project.id, { username: `pub-${suffix}`, password: 'pub-password', rights: 'write', validUntil: null })
+  await catalog.mqttAccounts.create(project.id, { username: `sub-${suffix}`, password: 'sub-password', rights: 'read', validUntil: null })
   const queue = new IngestQueue(store)
   const resolver = new DatapointResolver(catalog)
   const node = (id: string, tcpPort = 0) => startBroker({
@@ -84,15 +84,15 @@ t.test('cluster: client ids are scoped to the account across nodes', async (t) =
   const store = await openSqliteStore({ dir })
   const tls = await loadTlsMaterial({ dataDir: dir })
   const suffix = `${process.pid}-${Date.now()}`
-  const projectOf = (name: string) => {
-    const { company, user } = catalog.createCompanyWithAdmin(`${name} ${suffix}`, { email: `${name}-${suffix}@cluster.test`, password: 'cluster-pass' })
-    const { project } = catalog.projects.create(company.id, { name }, user.id)
-    return { id: project.id, handle: catalog.projects.settings(project.id).project_handle }
+  const projectOf = async (name: string) => {
+    const { company, user } = await catalog.createCompanyWithAdmin(`${name} ${suffix}`, { email: `${name}-${suffix}@cluster.test`, password: 'cluster-pass' })
+    const { project } = await catalog.projects.create(company.id, { name }, user.id)
+    return { id: project.id, handle: (await catalog.projects.settings(project.id)).project_handle }
   }
-  const a = projectOf('A')
-  const b = projectOf('B')
+  const a = await projectOf('A')
+  const b = await projectOf('B')
   for (const [p, u, rights] of [[a, 'a-dev', 'read'], [a, 'a-pub', 'write'], [b, 'b-evil', 'write']] as const) {
-    catalog.mqttAccounts.create(p.id, { username: `${u}-${suffix}`, password: `${u}-password`, rights, validUntil: null })
+    await catalog.mqttAccounts.create(p.id, { username: `${u}-${suffix}`, password: `${u}-password`, rights, validUntil: null })
   }
   const queue = new IngestQueue(store)
   const resolver = new DatapointResolver(catalog)

@@ -18,12 +18,12 @@ t.test('refused publishes are logged at info with account, topic and reason', as
   const catalog = Catalog.open(dir, adminEndpoints)
   const store = await openSqliteStore({ dir })
   const tls = await loadTlsMaterial({ dataDir: dir })
-  const { company, user } = catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'admin-pass-1' })
-  const { project } = catalog.projects.create(company.id, { name: 'P' }, user.id)
-  const prefix = `lintel/${catalog.projects.settings(project.id).project_handle}`
+  const { company, user } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'admin-pass-1' })
+  const { project } = await catalog.projects.create(company.id, { name: 'P' }, user.id)
+  const prefix = `lintel/${(await catalog.projects.settings(project.id)).project_handle}`
   const narrow = { write: { all: false, auths: [{ id: 1, key: 'dataPointID', value: 'mine', read: true, write: true }] }, read: { all: false, auths: [] } }
-  catalog.mqttAccounts.create(project.id, { username: 'narrow', password: 'narrow-password', rights: 'write', validUntil: Date.now() + 600_000, reach: narrow })
-  catalog.mqttAccounts.create(project.id, { username: 'reader', password: 'reader-password', rights: 'read', validUntil: Date.now() + 600_000 })
+  await catalog.mqttAccounts.create(project.id, { username: 'narrow', password: 'narrow-password', rights: 'write', validUntil: Date.now() + 600_000, reach: narrow })
+  await catalog.mqttAccounts.create(project.id, { username: 'reader', password: 'reader-password', rights: 'read', validUntil: Date.now() + 600_000 })
   const infos: { obj: Record<string, unknown>; msg: string }[] = []
   const log = { info: (obj: object, msg: string) => infos.push({ obj: obj as Record<string, unknown>, msg }), warn() {}, error() {} }
   const broker = await startBroker({

@@ -3,14 +3,15 @@
 import t from 'tap'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
+import { sqliteConnectionForTests } from '../../catalog/sqlite-catalog.ts'
 import { MqttAuthenticator } from '../../ingest/mqtt/session.ts'
 
 t.test('unknown and known usernames take the same time to refuse', async (t) => {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
-  const { company, user } = catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'admin-pass-1' })
-  const { project } = catalog.projects.create(company.id, { name: 'P' }, user.id)
-  catalog.mqttAccounts.create(project.id, { username: 'known', password: 'known-password', rights: 'write', validUntil: null })
+  const { company, user } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'admin-pass-1' })
+  const { project } = await catalog.projects.create(company.id, { name: 'P' }, user.id)
+  await catalog.mqttAccounts.create(project.id, { username: 'known', password: 'known-password', rights: 'write', validUntil: null })
   const auth = new MqttAuthenticator(catalog)
   const time = async (username: string) => {
     const s = process.hrtime.bigint()
@@ -32,18 +33,18 @@ t.test('unknown and known usernames take the same time to refuse', async (t) => 
 t.test('reach and session scope come from the account; a missing reach row fails closed', async (t) => {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
-  const { company, user } = catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'admin-pass-1' })
-  const { project } = catalog.projects.create(company.id, { name: 'P' }, user.id)
+  const { company, user } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'admin-pass-1' })
+  const { project } = await catalog.projects.create(company.id, { name: 'P' }, user.id)
   const narrow = { write: { all: false, auths: [{ id: 1, key: 'room', value: 'A', read: true, write: true }] }, read: { all: false, auths: [] } }
-  const a = catalog.mqttAccounts.create(project.id, { username: 'n1', password: 'n1-password', rights: 'write', validUntil: Date.now() + 60_000, reach: narrow })
-  const b = catalog.mqttAccounts.create(project.id, { username: 'n2', password: 'n2-password', rights: 'write', validUntil: Date.now() + 60_000, reach: narrow })
+  const a = await catalog.mqttAccounts.create(project.id, { username: 'n1', password: 'n1-password', rights: 'write', validUntil: Date.now() + 60_000, reach: narrow })
+  const b = await catalog.mqttAccounts.create(project.id, { username: 'n2', password: 'n2-password', rights: 'write', validUntil: Date.now() + 60_000, reach: narrow })
   const auth = new MqttAuthenticator(catalog)
   const s1 = await auth.authenticate('n1', Buffer.from('n1-password'))
   const s2 = await auth.authenticate('n2', Buffer.from('n2-password'))
   t.same(s1!.reach, narrow)
   t.not(s1!.sessionScope, s2!.sessionScope, 'every account has its own scope')
-  catalog.db.prepare('DELETE FROM mqtt_account_reach WHERE account_id = ?').run(a.id)
+  sqliteConnectionForTests(catalog).prepare('DELETE FROM mqtt_account_reach WHERE account_id = ?').run(a.id)
   t.same((await auth.authenticate('n1', Buffer.from('n1-password')))!.reach, { write: { all: false, auths: [] }, read: { all: false, auths: [] } })
-  catalog.mqttAccounts.delete(project.id, b.id)
-  t.equal(catalog.db.prepare('SELECT COUNT(*) FROM mqtt_account_reach WHERE account_id = ?').pluck().get(b.id), 0, 'deleted with its account')
+  await catalog.mqttAccounts.delete(project.id, b.id)
+  t.equal(sqliteConnectionForTests(catalog).prepare('SELECT COUNT(*) FROM mqtt_account_reach WHERE account_id = ?').pluck().get(b.id), 0, 'deleted with its account')
 })

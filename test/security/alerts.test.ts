@@ -12,9 +12,9 @@ async function world(t: Test) {
   const p = await platform(t)
   const proj = await addProject(p, p.admin, 'P')
   const pid = proj.id
-  const ids = p.catalog.datapoints.ensure(pid, ['visible', 'hidden'])
-  p.catalog.datapoints.setTag(ids.get('visible')!, 'room', 'A')
-  p.catalog.datapoints.setTag(ids.get('hidden')!, 'room', 'B')
+  const ids = await p.catalog.datapoints.ensure(pid, ['visible', 'hidden'])
+  await p.catalog.datapoints.setTag(ids.get('visible')!, 'room', 'A')
+  await p.catalog.datapoints.setTag(ids.get('hidden')!, 'room', 'B')
   const mk = async (who: Login, dataPointID: string, projectId = pid) => p.call(who, 'POST', `/v2/alert/threshold?project_id=${projectId}`, {
     name: `on ${dataPointID}`, dataPointID, thresholds: { crit: { upper: 1 } }, notification: { webhook: { url: 'http://127.0.0.1:9/x', secret: SECRET } },
   })
@@ -82,7 +82,7 @@ t.test('a narrower TagAuth: the alert on the other datapoint does not exist for 
 t.test('another company: nothing of project P is reachable, not even through its own project', async (t) => {
   const w = await world(t)
   const beta = { email: 'boss@beta.test', password: 'beta-password-1' }
-  w.p.catalog.createCompanyWithAdmin('Beta', beta) // the operator path
+  await w.p.catalog.createCompanyWithAdmin('Beta', beta) // the operator path
   const own = await addProject(w.p, beta, 'B-site')
   t.equal((await w.mk(beta, 'visible')).status, 404, 'create in P: project not found')
   t.equal((await w.p.call(beta, 'GET', `/v2/project/${w.pid}/alerts`)).status, 404)

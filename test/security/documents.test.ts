@@ -45,7 +45,7 @@ t.test('outsiders of the company and of the project are refused', async (t) => {
   t.equal((await upload(p, member, '/v2/company/file', 'x.txt')).status, 403)
 
   // Another company's admin: the project does not exist for it; its company space is its own.
-  p.catalog.createCompanyWithAdmin('Rival', { email: 'admin@rival.test', password: 'rival-pass-1' })
+  await p.catalog.createCompanyWithAdmin('Rival', { email: 'admin@rival.test', password: 'rival-pass-1' })
   const rival = { email: 'admin@rival.test', password: 'rival-pass-1' }
   const cross = await p.call(rival, 'GET', `/v2/project/${b.id}/file?path=b-secret.pdf`)
   t.equal(cross.status, 404)

@@ -17,11 +17,11 @@ async function world(t: Test) {
   t.equal((await p.call(p.admin, 'POST', `${base}/timeseries`, {
     visible: [{ time: '2024-01-01T00:00:00Z', value: 1 }], hidden: [{ time: '2024-01-01T00:00:00Z', value: 42 }],
   })).status, 200)
-  const ids = new Map(p.catalog.datapoints.listByProject(proj.id).map((d) => [d.dataPointID, d.id]))
-  p.catalog.datapoints.setTag(ids.get('visible')!, 'room', 'A')
-  p.catalog.datapoints.setTag(ids.get('hidden')!, 'room', 'B')
+  const ids = new Map((await p.catalog.datapoints.listByProject(proj.id)).map((d) => [d.dataPointID, d.id]))
+  await p.catalog.datapoints.setTag(ids.get('visible')!, 'room', 'A')
+  await p.catalog.datapoints.setTag(ids.get('hidden')!, 'room', 'B')
   const beta = { email: 'boss@beta.test', password: 'beta-password' }
-  p.catalog.createCompanyWithAdmin('Beta', beta)
+  await p.catalog.createCompanyWithAdmin('Beta', beta)
 
   const projectRole = async (name: string, authed_endpoints: number[], authed_tags: object[] = []): Promise<number> => {
     const res = await p.call(p.admin, 'POST', `${base}/role`, { name, authed_endpoints, authed_tags })
@@ -217,7 +217,7 @@ t.test('virtual datapoints: pins the caller cannot read are masked (issue 9, ite
   })
   t.equal(mix.status, 201)
   t.same(mix.body.resource.pins.P2, { dataPointID: 'hidden', data_range: { count: 2 } }, 'the admin sees every pin')
-  p.catalog.datapoints.setTag(p.catalog.datapoints.find(proj.id, 'mix')!.id, 'room', 'A')
+  await p.catalog.datapoints.setTag((await p.catalog.datapoints.find(proj.id, 'mix'))!.id, 'room', 'A')
   const u = await addUser(p, 'vdp-user')
   await give(await projectRole('vdp-a', [70, 71, 72, 74, 75], [
     { key: 'room', value: 'A', read: true, write: true }, { key: 'dataPointID', value: 'mine', read: true, write: true },

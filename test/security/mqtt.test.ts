@@ -20,9 +20,9 @@ const nextMessage = (c: MqttClient, ms = 5000) => new Promise<string>((resolve, 
 const S = 1_000_000_000n // one second in ns
 
 /** A second company with its own admin, created with the operator's path (as the CLI does). */
-function secondCompany(live: Live, name = 'Beta'): Login {
+async function secondCompany(live: Live, name = 'Beta'): Promise<Login> {
   const admin = { email: `admin@${name.toLowerCase()}.test`, password: `${name}-admin-pass` }
-  live.platform.catalog.createCompanyWithAdmin(name, admin)
+  await live.platform.catalog.createCompanyWithAdmin(name, admin)
   return admin
 }
 
@@ -58,7 +58,7 @@ t.test('client ids belong to their account: another company cannot end, take ove
   const pid = await live.project('Plant A')
   const device = await live.account(pid, 'a-device', 'read')
   const writer = await live.account(pid, 'a-writer', 'write')
-  const betaAdmin = secondCompany(live)
+  const betaAdmin = await secondCompany(live)
   const betaPid = (await live.http('POST', '/v2/company/project', { name: 'Plant B' }, betaAdmin)).body.resource.project.id
   const attacker = await accountBy(live, betaAdmin, betaPid, 'b-attacker', 'write')
   const sibling = await live.account(pid, 'a-sibling', 'write') // same company, other account
@@ -251,7 +251,7 @@ t.test('who may create and change which MQTT accounts', async (t) => {
     'endpoint 50 without any TagAuth reaches no datapoint')
 
   // Operator-issued accounts (no expiry) are the operator's.
-  const op = live.platform.catalog.mqttAccounts.create(pid, { username: 'op-edge', password: 'op-edge-password', rights: 'write', validUntil: null })
+  const op = await live.platform.catalog.mqttAccounts.create(pid, { username: 'op-edge', password: 'op-edge-password', rights: 'write', validUntil: null })
   const put = await live.http('PUT', `/v2/project/${pid}/mqttuser/${op.id}`, { password: 'attacker-password' })
   t.same([put.status, put.body.error], [403, "Cannot change MQTT account 'op-edge': it was issued by the operator without expiry and can only be changed with the operator tool"])
   const del = await live.http('DELETE', `/v2/project/${pid}/mqttuser/${op.id}`)
@@ -294,7 +294,7 @@ t.test('metrics: a company sees its own counters; the operator tool sees the pro
   const pid = await live.project('Metered')
   const a = await live.connect(await live.account(pid, 'meter', 'write'))
   await a.publishAsync(`lintel/p${pid}`, [`m1 value=1 ${T}`, `m2 value=1 ${T}`, `m3 value=1 ${T}`, 'bad line'].join('\n'), { qos: 1 })
-  const betaAdmin = secondCompany(live)
+  const betaAdmin = await secondCompany(live)
   const betaPid = (await live.http('POST', '/v2/company/project', { name: 'B' }, betaAdmin)).body.resource.project.id
   const b = await live.connect(await accountBy(live, betaAdmin, betaPid, 'b-meter', 'write'))
   await b.publishAsync(`lintel/p${betaPid}`, `b1 value=1 ${T}`, { qos: 1 })
@@ -306,11 +306,11 @@ t.test('metrics: a company sees its own counters; the operator tool sees the pro
   t.notOk('pending' in theirs, 'no process-wide queue figures for a company')
 
   // The operator tool prints the whole process from the server's snapshot.
-  t.ok(await until(() => {
+  t.ok(await until(async () => {
     const out: string[] = []
     const saved = process.env.LINTEL_DATA_DIR
     process.env.LINTEL_DATA_DIR = dir
-    try { runCli(['metrics'], (s) => out.push(s)) } catch { return false } finally { process.env.LINTEL_DATA_DIR = saved }
+    try { await runCli(['metrics'], (s) => out.push(s)) } catch { return false } finally { process.env.LINTEL_DATA_DIR = saved }
     return out.some((l) => l.includes('lines_stored\t4')) && out.some((l) => l.includes('connected_clients\t2'))
   }, 8000), 'npx lintel metrics shows both companies\' lines')
 })

@@ -11,7 +11,7 @@ const B: Login = { email: 'boss@beta.test', password: 'beta-password-1' }
 
 async function setup(t: Test) {
   const live = await livePlatform(t, { LINTEL_MQTT_TCP_PORT: '0' })
-  live.platform.catalog.createCompanyWithAdmin('Beta', B) // the operator path (lintel company create)
+  await live.platform.catalog.createCompanyWithAdmin('Beta', B) // the operator path (lintel company create)
   const csv = async (pid: number, text: string, onError: 'abort' | 'continue', who?: Login) => {
     const form = new FormData()
     form.append('import_file', new Blob([text]), 'data.csv')
@@ -36,9 +36,9 @@ t.test('item 7: a deleted project stops its virtual datapoints, and a later proj
   t.equal(ran.body.status, 'Running', JSON.stringify(ran.body))
   t.equal((await live.http('POST', `/v2/project/${pidA}/timeseries`, { in: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })).status, 200)
   t.ok(await until(async () => (await live.read(pidA, 'out')).data?.length === 1), 'the calculation runs')
-  const oldIn = catalog.datapoints.get(pidA, 'in').id
-  const oldOut = catalog.datapoints.get(pidA, 'out').id
-  const vdpId = catalog.virtualDatapoints.get(pidA, 'out').id
+  const oldIn = (await catalog.datapoints.get(pidA, 'in')).id
+  const oldOut = (await catalog.datapoints.get(pidA, 'out')).id
+  const vdpId = (await catalog.virtualDatapoints.get(pidA, 'out')).id
 
   // Positive control of the probe used below: an observation of the old input series,
   // followed by a marker write, leaves the calculation's output durable before the marker.
@@ -60,8 +60,8 @@ t.test('item 7: a deleted project stops its virtual datapoints, and a later proj
   const pidB = res.body.resource.project.id as number
   t.ok(pidB > pidA, `project id ${pidB} is not ${pidA} again`)
   t.equal((await live.http('POST', `/v2/project/${pidB}/timeseries`, { in: [{ time: '2024-01-01T00:00:00Z', value: 7 }], out: [{ time: '2023-01-01T00:00:00Z', value: 0 }] }, B)).status, 200)
-  const newIn = catalog.datapoints.get(pidB, 'in').id
-  const newOut = catalog.datapoints.get(pidB, 'out').id
+  const newIn = (await catalog.datapoints.get(pidB, 'in')).id
+  const newOut = (await catalog.datapoints.get(pidB, 'out')).id
   t.ok(newIn > oldOut && newOut > oldOut, 'datapoint ids are new')
   t.equal(await store.append([{ series: oldIn, time: 1_704_067_500_000_000, value: 9 }]), undefined)
   await store.append([{ series: newIn, time: 1_704_067_500_000_000, value: 9 }])
@@ -99,7 +99,7 @@ t.test('item 9: identifiers with control characters are refused on every ingest 
   await pub.publishAsync(`lintel/p${pid}`, Buffer.from(`mq value=1 ${T}\n"nul\u0000" value=2 ${T}\nesc\\ \u001b value=3 ${T}\n`), { qos: 1 })
   t.equal(live.platform.broker.metrics().lines_dropped - before, 2, 'MQTT lines dropped and counted')
   const metaBefore = live.platform.broker.metrics().meta_dropped
-  const settings = catalog.projects.settings(pid)
+  const settings = await catalog.projects.settings(pid)
   for (const payload of [
     { entity: { id: 'meta\u0000dp', type: 'datapoint', source: 's' }, mode: ['add'], tags: [{ key: 'k', value: 'v' }] },
     { entity: { id: 'dev', type: 'device', source: 's' }, mode: ['add'], tags: [], datapoints: ['child\u0001'] },
@@ -112,7 +112,7 @@ t.test('item 9: identifiers with control characters are refused on every ingest 
   const pin = await live.http('POST', `/v2/project/${pid}/virtual_datapoint?dataPointID=v&type=formula`, { pins: { P1: { dataPointID: 'in\u0000' } }, parameters: { formula: 'P1' } })
   t.equal(pin.status, 400, 'virtual datapoint pin')
 
-  const stored = catalog.datapoints.listByProject(pid).map((d) => d.dataPointID).sort()
+  const stored = (await catalog.datapoints.listByProject(pid)).map((d) => d.dataPointID).sort()
   t.same(stored, ['good', 'mq'], 'only the clean identifiers exist')
 })
 
@@ -120,7 +120,7 @@ t.test('item 8: the operator quota bounds datapoints on every ingest path (413; 
   const live = await setup(t)
   const { catalog } = live.platform
   const pid = await live.project('Quota')
-  catalog.datapoints.setQuota(pid, 3) // what `lintel project quota --id <pid> --datapoints 3` does
+  await catalog.datapoints.setQuota(pid, 3) // what `lintel project quota --id <pid> --datapoints 3` does
   t.equal((await live.http('POST', `/v2/project/${pid}/timeseries`, { a: [{ time: '2024-01-01T00:00:00Z', value: 1 }], b: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })).status, 200)
   const over = await live.http('POST', `/v2/project/${pid}/timeseries`, { a: [{ time: '2024-01-02T00:00:00Z', value: 2 }], c: [{ time: '2024-01-01T00:00:00Z', value: 1 }], d: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })
   t.same(over, { status: 413, body: { success: false, operation: '', error: `Datapoint quota of project ${pid} reached: it holds 2 of at most 3 datapoints (set by the operator), so 2 new datapoint(s) cannot be created` } })
@@ -142,12 +142,12 @@ t.test('item 8: the operator quota bounds datapoints on every ingest path (413; 
   t.equal(after.lines_dropped - before.lines_dropped, 2, 'lines of datapoints beyond the quota are dropped and counted')
   t.equal(after.lines_stored - before.lines_stored, 1, 'the known datapoint\'s line is stored')
   t.equal((await live.http('POST', `/v2/project/${pid}/timeseries`, { c: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })).status, 200, 'one more fits')
-  const s = catalog.projects.settings(pid)
+  const s = await catalog.projects.settings(pid)
   await pub.publishAsync(`META/${s.load_balancing_group}/${s.project_handle}`, JSON.stringify({ entity: { id: 'm3', type: 'datapoint', source: 's' }, mode: ['add'], tags: [] }), { qos: 1 })
   t.equal(live.platform.broker.metrics().meta_dropped - after.meta_dropped, 1, 'META creates nothing beyond the quota')
   t.equal((await live.http('POST', `/v2/project/${pid}/virtual_datapoint?dataPointID=v&type=formula`, { pins: { P1: { dataPointID: 'a' } }, parameters: { formula: 'P1' } })).status, 413, 'a virtual datapoint output counts too')
-  t.same(catalog.datapoints.quota(pid), { max: 3, used: 3, own: true })
-  t.same(catalog.datapoints.listByProject(pid).map((d) => d.dataPointID), ['a', 'b', 'c'])
+  t.same(await catalog.datapoints.quota(pid), { max: 3, used: 3, own: true })
+  t.same((await catalog.datapoints.listByProject(pid)).map((d) => d.dataPointID), ['a', 'b', 'c'])
 })
 
 t.test('item 8: the datapoint list is paged and counts only what the caller may read', async (t) => {
@@ -164,7 +164,7 @@ t.test('item 8: the datapoint list is paged and counts only what the caller may 
 
   // A user whose role reads three datapoints sees those only, also in the counts.
   const user = { email: 'narrow@live.test', password: 'narrow-password' }
-  const u = await live.http('POST', '/v2/company/user', { company_id: live.platform.catalog.companies.findByName('Live')!.id, firstName: 'n', lastName: 'n', ...user })
+  const u = await live.http('POST', '/v2/company/user', { company_id: (await live.platform.catalog.companies.findByName('Live'))!.id, firstName: 'n', lastName: 'n', ...user })
   const role = await live.http('POST', `/v2/project/${pid}/role`, { name: 'narrow', authed_endpoints: [30], authed_tags: ['dp03', 'dp17', 'dp24'].map((v) => ({ key: 'dataPointID', value: v, read: true, write: false })) })
   await live.http('POST', `/v2/project/${pid}/role/${role.body.resource.id}/user/${u.body.resource.id}`)
   const narrow = await live.http('GET', `/v2/project/${pid}?per_page=2&page=2`, undefined, user)

@@ -24,7 +24,7 @@ async function userWithProjectRole(site: Site, pid: number, name: string, role: 
 
 async function setup(t: Test) {
   const site = await setpointSite(t, { LINTEL_SETPOINT_TIMEOUT_MS: '60000' })
-  site.platform.catalog.createCompanyWithAdmin('Beta', B) // the operator path (lintel company create)
+  await site.platform.catalog.createCompanyWithAdmin('Beta', B) // the operator path (lintel company create)
   // One written operation on ahu-1.sp by the admin, while the edge is up.
   const written = (await site.write('dataPointID=ahu-1.sp&value=21&acked=true')).body.resource.reference as string
   t.equal((await site.settled(written)).status, 'written')

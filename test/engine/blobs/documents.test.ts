@@ -15,7 +15,7 @@ import { chunked } from './contract.ts'
 
 async function setup(t: Test) {
   const catalog = Catalog.open(':memory:', adminEndpoints)
-  const { company } = catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'acme-pass-1' })
+  const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'acme-pass-1' })
   const dir = t.testdir()
   const inner = await openFsBlobStore({ dir, host: '127.0.0.1', port: 0 })
   t.teardown(async () => { await inner.close(); catalog.close() })

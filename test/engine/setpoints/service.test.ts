@@ -10,12 +10,12 @@ import { readSetpointAck } from '../../../protocol/setpoint-messages.ts'
 
 const NULLS = new Array(16).fill(null)
 
-function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number } = {}) {
+async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number } = {}) {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
-  const { company } = catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'password-1' })
-  const p1 = catalog.projects.create(company.id, { name: 'one' }, null).project
-  const p2 = catalog.projects.create(company.id, { name: 'two' }, null).project
+  const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'password-1' })
+  const p1 = (await catalog.projects.create(company.id, { name: 'one' }, null)).project
+  const p2 = (await catalog.projects.create(company.id, { name: 'two' }, null)).project
   const sent: SetpointWrite[] = []
   const service = new SetpointService({
     setpoints: catalog.setpoints, timeoutMs: opts.timeoutMs ?? 60_000,
@@ -47,7 +47,7 @@ t.test('the lifecycle table', async (t) => {
 })
 
 t.test('answers count only from the operation\'s project, for its datapoint, while requested', async (t) => {
-  const s = setup(t)
+  const s = await setup(t)
   const op = await s.req()
   t.equal(op.status, 'requested')
   t.same(s.sent[0], { datapoint: 'dp', value: 21, priority: 13, reference: op.reference, acked: true, dryrun: false, keep_out_of_service: false })
@@ -68,18 +68,18 @@ t.test('answers count only from the operation\'s project, for its datapoint, whi
 })
 
 t.test('a publish failure fails the operation; unacknowledged operations have no deadline', async (t) => {
-  const s = setup(t, { fail: true })
+  const s = await setup(t, { fail: true })
   const op = await s.req()
   t.equal(op.status, 'failed')
   t.match(op.log.at(-1)!.msg, /could not be sent to the edge device: broker closed/)
-  const ok = setup(t)
+  const ok = await setup(t)
   const un = await ok.req(ok.p1, { acked: false })
   t.equal(un.status, 'requested')
   t.equal(un.deadline, null)
 })
 
 t.test('resume: requested operations keep their deadline, initialized ones end; stopProject ends pending ones', async (t) => {
-  const s = setup(t, { timeoutMs: 50 })
+  const s = await setup(t, { timeoutMs: 50 })
   const waiting = await s.req()
   s.service.stopAll() // as if the process stopped
   await s.catalog.setpoints.create({ ...waiting, reference: 'never-sent', status: 'initialized', deadline: null, log: [] })
@@ -90,7 +90,7 @@ t.test('resume: requested operations keep their deadline, initialized ones end; 
   await new Promise((r) => setTimeout(r, 120)) // the 50 ms deadline passes
   t.equal((await s.catalog.setpoints.get(waiting.reference)).status, 'failed')
 
-  const p = setup(t)
+  const p = await setup(t)
   const a = await p.req(p.p1)
   const b = await p.req(p.p2)
   await p.service.stopProject(p.p1)

@@ -36,10 +36,10 @@ t.test('a counter whose total would overflow to Infinity skips that result and k
 t.test('on start the runtime catches up page by page, each page once its outputs are written, and logs the horizon', async (t) => {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
-  const { company, user } = catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
-  const pid = catalog.projects.create(company.id, { name: 'one' }, user.id).project.id
-  const v = catalog.virtualDatapoints.create(pid, { dataPointID: 'out', type: 'formula', description: '', pins: { P1: { dataPointID: 'in' } }, parameters: { formula: 'P1 * 2' }, status_code: 100 }, 'm')
-  const ids = catalog.datapoints.ensure(pid, ['out', 'in'])
+  const { company, user } = await catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
+  const pid = (await catalog.projects.create(company.id, { name: 'one' }, user.id)).project.id
+  const v = await catalog.virtualDatapoints.create(pid, { dataPointID: 'out', type: 'formula', description: '', pins: { P1: { dataPointID: 'in' } }, parameters: { formula: 'P1 * 2' }, status_code: 100 }, 'm')
+  const ids = await catalog.datapoints.ensure(pid, ['out', 'in'])
   const store = await openSqliteStore({ dir: t.testdir() })
   t.teardown(() => store.close())
   await store.append([...Array.from({ length: 10 }, (_, i) => ({ series: ids.get('in')!, time: i + 1, value: i + 1 })), { series: ids.get('out')!, time: 2, value: 4 }])

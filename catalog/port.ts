@@ -1,0 +1,255 @@
+// The catalog port (issue 16, item 1; DESIGN.md "ports + adapters"): what the rest of the
+// platform may ask of the metadata catalog, every call returning a Promise, so a PostgreSQL
+// adapter (the scaled mode's one shared catalog) can implement it without touching callers.
+// The SQLite adapter (catalog/sqlite-catalog.ts) is its only adapter for now; both must pass
+// the contract suite in test/catalog/contract.ts. Nothing here names SQL or a driver.
+//
+// Transactions: `transaction(fn)` runs fn with a port `tx` whose calls are one unit of work:
+// all of them commit when fn's promise resolves, none when it rejects (the rejection is
+// passed on). Callers may await anything inside fn (the adapter keeps other work off the
+// connection meanwhile), but must make their catalog calls through `tx`, never through the
+// outer port (that would wait for the transaction it runs in). `tx.transaction` nests: an
+// inner failure undoes only the inner writes when the outer fn catches it. A `tx` used
+// after its transaction ended refuses every call.
+import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
+import type { ExchangeRate } from './exchange-rates.ts'
+import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
+import type { TooLargeError } from '../core/errors.ts'
+import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
+import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, SetpointSettings, WriteBounds } from './setpoints.ts'
+import type { EntityType } from './entity-tags.ts'
+import type { MqttAccountInput, MqttAccountRow, MqttAccountWithReach, MqttReach, MqttRights } from './mqtt-accounts.ts'
+import type { RoleInput } from './roles.ts'
+import type { IssuedToken } from './tokens.ts'
+import type { Company, Datapoint, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from './types.ts'
+import type { NewUser } from './users.ts'
+import type { VdpLogEntry, VdpRecord } from './virtual-datapoints.ts'
+
+export interface CompaniesPort {
+  /** Creates the company with its `admin` role (rule 6); 409 when the name is taken. */
+  create(name: string, description?: string): Promise<Company>
+  get(id: number): Promise<Company>
+  findByName(name: string): Promise<Company | undefined>
+  list(): Promise<Company[]>
+  update(id: number, fields: { name?: string; description?: string }): Promise<Company>
+  /** Deletes the company with everything in it; returns its project ids. */
+  delete(id: number): Promise<{ company: Company; projectIds: number[] }>
+  adminRoleId(companyId: number): Promise<number>
+}
+
+export interface UsersPort {
+  create(companyId: number, u: NewUser): Promise<User>
+  get(id: number): Promise<User>
+  /** With the password hash: for authentication only, never for a response. */
+  findWithHash(id: number): Promise<UserWithHash | undefined>
+  findByEmailWithHash(email: string): Promise<UserWithHash | undefined>
+  listByCompany(companyId: number): Promise<User[]>
+  getInCompany(id: number, companyId: number): Promise<User>
+  /** A new password also revokes the user's tokens. */
+  update(id: number, f: Partial<NewUser>): Promise<User>
+  delete(id: number): Promise<User>
+}
+
+export interface RolesPort {
+  create(companyId: number, projectId: number | null, r: RoleInput, isAdmin?: boolean): Promise<Role>
+  get(id: number): Promise<Role>
+  getScoped(id: number, companyId: number, projectId: number | null): Promise<Role>
+  companyOf(id: number): Promise<number>
+  listCompanyRoles(companyId: number): Promise<Role[]>
+  listProjectRoles(projectId: number): Promise<Role[]>
+  rolesOfUser(userId: number): Promise<Role[]>
+  update(id: number, f: Partial<RoleInput>): Promise<Role>
+  delete(id: number): Promise<Role>
+  addTagAuth(roleId: number, t: TagAuthInput): Promise<Role>
+  removeTagAuth(roleId: number, tagAuthId: number): Promise<Role>
+  assign(userId: number, roleId: number): Promise<void>
+  unassign(userId: number, roleId: number): Promise<void>
+}
+
+export interface ProjectsPort {
+  /** Creates the project and its `admin` role, given to the creator (rule 6). */
+  create(companyId: number, f: { name: string; description?: string }, creatorUserId: number | null): Promise<{ project: Project; role: Role }>
+  get(id: number): Promise<Project>
+  getInCompany(id: number, companyId: number): Promise<Project>
+  settings(id: number): Promise<ProjectSettings>
+  findByTopic(group: string, handle: string): Promise<ProjectSettings | undefined>
+  vdpEnabled(id: number): Promise<boolean>
+  setVdpEnabled(id: number, enabled: boolean): Promise<void>
+  setMqtt(id: number, f: { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }): Promise<ProjectSettings>
+  listByCompany(companyId: number): Promise<Project[]>
+  listByIds(ids: number[]): Promise<Project[]>
+  update(id: number, f: { name?: string; description?: string }): Promise<Project>
+  delete(id: number): Promise<Project>
+}
+
+export interface DatapointsPort {
+  /** Series ids of the identifiers, creating the missing ones; all or nothing (400, 413). */
+  ensure(projectId: number, identifiers: Iterable<string>): Promise<Map<string, number>>
+  quota(projectId: number): Promise<{ max: number; used: number; own: boolean }>
+  assertRoom(projectId: number, more: number): Promise<void>
+  setQuota(projectId: number, max: number | null): Promise<void>
+  defaultQuota(): Promise<number>
+  setDefaultQuota(max: number): Promise<void>
+  find(projectId: number, dataPointID: string): Promise<Datapoint | undefined>
+  get(projectId: number, dataPointID: string): Promise<Datapoint>
+  countOf(projectId: number): Promise<number>
+  slice(projectId: number, at: { offset: number } | { afterId: number }, limit: number): Promise<Datapoint[]>
+  listByProject(projectId: number): Promise<Datapoint[]>
+  remove(ids: number[]): Promise<void>
+  removeSomeOfProject(projectId: number, limit: number): Promise<number[]>
+  idsOfProject(projectId: number): Promise<number[]>
+  setTag(datapoint: number, key: string, value: string): Promise<void>
+  tagsOf(datapoint: number): Promise<Record<string, string>>
+}
+
+export interface TokensPort {
+  issue(userId: number, ttlSeconds: number): Promise<IssuedToken>
+  verify(token: string): Promise<number | undefined>
+  revoke(token: string): Promise<boolean>
+  /** Tokens stored for the user (expired ones not yet swept included). */
+  countOfUser(userId: number): Promise<number>
+}
+
+export interface MqttAccountsPort {
+  create(projectId: number, a: MqttAccountInput): Promise<MqttAccountRow>
+  get(projectId: number, id: number): Promise<MqttAccountRow>
+  list(projectId: number): Promise<MqttAccountRow[]>
+  findValid(username: string): Promise<MqttAccountWithReach | undefined>
+  update(projectId: number, id: number, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach }): Promise<MqttAccountRow>
+  delete(projectId: number, id: number): Promise<MqttAccountRow>
+  deleteByUsername(username: string): Promise<boolean>
+  removeExpired(): Promise<string[]>
+  validUntilById(): Promise<Map<number, number | null>>
+}
+
+export interface EntityTagsPort {
+  entity(projectId: number, type: EntityType, id: string, create: boolean): Promise<number | undefined>
+  tags(type: EntityType, entity: number): Promise<Record<string, string>>
+  /** The META `source` that set each tag (null: none). */
+  sources(type: EntityType, entity: number): Promise<Record<string, string | null>>
+  replaceTags(type: EntityType, entity: number, tags: Record<string, string>, touched: Iterable<string>, source: string | null): Promise<void>
+  linkDatapoints(projectId: number, device: number, datapointIds: string[]): Promise<void>
+  devicesOfProject(projectId: number): Promise<{ device_id: string; tags: Record<string, string>; datapoints: string[] }[]>
+}
+
+export interface VirtualDatapointsPort {
+  create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object; status_code: number }, message: string): Promise<VdpRecord>
+  find(projectId: number, dataPointID: string): Promise<VdpRecord | undefined>
+  get(projectId: number, dataPointID: string): Promise<VdpRecord>
+  byId(id: number): Promise<VdpRecord>
+  listByProject(projectId: number): Promise<VdpRecord[]>
+  listByStatus(codes: readonly number[]): Promise<VdpRecord[]>
+  setStatus(id: number, code: number, message: string): Promise<VdpRecord>
+  setDescription(id: number, description: string): Promise<VdpRecord>
+  remove(id: number): Promise<void>
+  logs(id: number): Promise<VdpLogEntry[]>
+}
+
+export interface ExchangeRatesPort {
+  set(r: ExchangeRate): Promise<void>
+  delete(base: string, quote: string, validFrom: number): Promise<boolean>
+  ofPair(base: string, quote: string): Promise<{ validFrom: number; rate: number }[]>
+  list(): Promise<ExchangeRate[]>
+}
+
+/** Document spaces (spec 1 "Documents"): quotas and the committed files of a space. */
+export interface FilesPort {
+  // Pure rules (no catalog access), synchronous: an upload's byte meter asks them per chunk.
+  /** The space's key: the prefix of its objects in the storage. */
+  key(s: Space): string
+  /** Why an upload that has reached `total` bytes cannot fit beside `others` bytes (413 naming the limit). */
+  refusal(s: Space, l: QuotaLimits, others: number, total: number): TooLargeError | undefined
+  /** The 413 of a space whose number of files is at its limit. */
+  filesFull(s: Space, l: QuotaLimits): TooLargeError
+  limits(s: Space): Promise<QuotaLimits>
+  setLimits(s: Space, l: Partial<QuotaLimits>): Promise<QuotaLimits>
+  usage(s: Space): Promise<{ files: number; space_bytes: number }>
+  quota(s: Space): Promise<QuotaRecord>
+  get(s: Space, path: string): Promise<FileRow | undefined>
+  list(s: Space, o: { page: number; perPage: number; search?: string }): Promise<{ items: FileRow[]; total: number }>
+  /** Commits an upload exactly against the quota (413 naming the limit); returns the replaced object. */
+  commit(s: Space, mode: 'create' | 'replace', f: Omit<FileRow, 'last_modified'>, now: number): Promise<{ replacedKey?: string }>
+  delete(s: Space, path: string): Promise<string[]>
+  orphans(keys: string[]): Promise<string[]>
+}
+
+/** Dynamic tags of MQTT line-protocol series, with their validity times. */
+export interface SeriesTagsPort {
+  record(projectId: number, observations: readonly TaggedObservation[]): Promise<TagRecordResult>
+  at(series: number, time: number): Promise<Record<string, string>>
+  history(series: number): Promise<TagRow[]>
+  limits(): Promise<TagLimits>
+  setLimits(limits: Partial<TagLimits>): Promise<void>
+}
+
+export interface AlertsPort {
+  create(projectId: number, a: NewAlert): Promise<AlertRecord>
+  find(id: number): Promise<AlertRecord | undefined>
+  byId(id: number): Promise<AlertRecord>
+  listByProject(projectId: number): Promise<AlertRecord[]>
+  listByStatus(codes: readonly number[]): Promise<AlertRecord[]>
+  setStatus(id: number, code: number): Promise<AlertRecord>
+  remove(id: number): Promise<void>
+  state(id: number): Promise<string | undefined>
+  states(ids: readonly number[]): Promise<Map<number, string>>
+  saveStates(states: readonly { alertId: number; state: string }[]): Promise<void>
+  clearState(id: number): Promise<void>
+  recordTransitions(list: readonly Transition[], payload: (alert: AlertRecord, event: AlertEvent, channel: string) => string): Promise<{ event: AlertEvent; outbox: OutboxEntry[] }[]>
+  events(alertId: number, opts: { limit: number; before?: number }): Promise<AlertEvent[]>
+  eventCount(alertId: number): Promise<number>
+  outboxAdd(entries: readonly { alert_id: number; channel: string; payload: string }[]): Promise<OutboxEntry[]>
+  outboxPending(limit: number, after?: number): Promise<OutboxEntry[]>
+  outboxCount(): Promise<number>
+  outboxDelete(ids: readonly number[]): Promise<void>
+  outboxAttempted(id: number): Promise<void>
+  outboxDropOldest(n: number): Promise<OutboxEntry[]>
+}
+
+export interface SetpointsPort {
+  settings(projectId: number): Promise<SetpointSettings>
+  setSettings(projectId: number, change: { enabled?: boolean; maxPriority?: number }): Promise<SetpointSettings>
+  bounds(projectId: number, dataPointID: string): Promise<WriteBounds | undefined>
+  setBounds(projectId: number, dataPointID: string, b: WriteBounds): Promise<WriteBounds>
+  create(op: NewSetpointOperation): Promise<SetpointOperation>
+  advance(reference: string, status: string, entry: SetpointLogEntry, change?: { old_value?: string | null; deadline?: number | null }, current?: SetpointOperation): Promise<SetpointOperation>
+  find(reference: string): Promise<SetpointOperation | undefined>
+  get(reference: string): Promise<SetpointOperation>
+  listByDatapoint(projectId: number, dataPointID: string, limit?: number): Promise<SetpointOperation[]>
+  listAwaiting(projectId?: number): Promise<SetpointOperation[]>
+}
+
+export interface CatalogPort {
+  readonly companies: CompaniesPort
+  readonly users: UsersPort
+  readonly roles: RolesPort
+  readonly projects: ProjectsPort
+  readonly datapoints: DatapointsPort
+  readonly tokens: TokensPort
+  readonly mqttAccounts: MqttAccountsPort
+  readonly entityTags: EntityTagsPort
+  readonly virtualDatapoints: VirtualDatapointsPort
+  readonly exchangeRates: ExchangeRatesPort
+  readonly files: FilesPort
+  readonly seriesTags: SeriesTagsPort
+  readonly alerts: AlertsPort
+  readonly setpoints: SetpointsPort
+
+  /** Runs fn as one all-or-nothing unit of work (see the header). */
+  transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
+
+  /** Creates a company with its admin role and a first user holding it (operator tool, first start). */
+  createCompanyWithAdmin(name: string, admin: { email: string; password: string; firstName?: string; lastName?: string }, description?: string): Promise<{ company: Company; user: User }>
+
+  close(): Promise<void>
+}
+
+/**
+ * An optional capability of adapters that can read without waiting (the SQLite one): the
+ * tags of a datapoint, now. Only the MQTT reach check uses it, because aedes asks
+ * `authorizeForward` for an answer synchronously (ingest/mqtt/reach.ts). A read made while a
+ * transaction is open sees that transaction's writes. An adapter without it (PostgreSQL) must
+ * give the reach check a warmed cache instead (issue 17).
+ */
+export interface SyncDatapointTags {
+  datapointTagsNow(projectId: number, dataPointID: string): Record<string, string> | undefined
+}

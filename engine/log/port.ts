@@ -1,8 +1,9 @@
 // Port of the observation log (DESIGN.md "Two ways to run"): ingest publishes batches of
 // observations keyed by project; consumer groups (the store writer, the stream engine) each
-// read all of them. Adapters: in-memory (memory-log.ts, embedded default and reference of
-// the contract suite) and Apache Kafka (kafka-log.ts, scaled mode). Both pass
-// test/engine/log-contract.ts.
+// read all of them. Adapters: Apache Kafka (kafka-log.ts, the scaled mode) and in-memory
+// (memory-log.ts: the reference of the contract suite and the log of tests; the embedded
+// default runs without a log: its ingest queue writes the store, whose observed wrapper then
+// feeds the in-process bus). Both pass test/engine/log-contract.ts.
 //
 // Guarantees every adapter gives:
 // - publish() resolves only once the log has durably accepted the whole batch (Kafka:

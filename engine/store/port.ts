@@ -1,5 +1,6 @@
-// Port of the time-series store (DESIGN.md "Two ways to run"): an embedded adapter
-// (SQLite) and, later, a scaled adapter (QuestDB) implement it and pass one contract suite.
+// Port of the time-series store (DESIGN.md "Two ways to run"): the embedded adapter
+// (SQLite, sqlite-store.ts) and the scaled adapter (QuestDB, questdb-store.ts) implement it
+// and pass one contract suite (test/engine/store-contract.ts).
 // Times are integer microseconds since the Unix epoch (DESIGN.md Conventions).
 
 /** One observation of one series. `series` is the catalog's integer datapoint id. */
@@ -16,6 +17,11 @@ export interface MeanPoint { time: number; mean: number }
  * A range read. Bounds are half-open [start, end) (DESIGN.md). `limit` 0 or absent = no limit.
  * order 'asc' takes the first `limit` points from start; 'desc' takes the last `limit`
  * points before end; results are always returned in ascending time order.
+ */
+/**
+ * A raw read of one series: the half-open range [start, end) (either bound may be absent);
+ * `from: 'first'` (default) gives the first `limit` points from `start`, `from: 'last'` the
+ * last `limit` points before `end`; both answer in ascending time. No `limit`: all of them.
  */
 export interface RangeQuery {
   start?: number

@@ -2,7 +2,8 @@
 // eight tables for that) keeps every row of a populated catalog of the old schema, child
 // tables included, also a table another migration adds that cascades from mqtt_accounts.
 import t from 'tap'
-import Database from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
+import { Database } from '../../core/sqlite-driver.ts'
 import { migrate } from '../../catalog/db.ts'
 import { migrations } from '../../catalog/migrations.ts'
 import { Catalog } from '../../catalog/index.ts'
@@ -12,7 +13,7 @@ const REBUILT = ['companies', 'projects', 'users', 'roles', 'tag_auths', 'datapo
 const ALL = [...REBUILT, 'role_endpoints', 'user_roles', 'tags', 'tokens', 'devices', 'device_tags', 'device_datapoints', 'vdp_logs', 'mqtt_account_grants']
 
 /** A catalog at schema version 3 (before ids were protected), with rows in every table. */
-function oldCatalog(): Database.Database {
+function oldCatalog(): BetterSqlite3.Database {
   const db = new Database(':memory:')
   db.pragma('foreign_keys = ON')
   for (let v = 0; v < 3; v++) db.exec(migrations[v] as string)
@@ -41,7 +42,7 @@ function oldCatalog(): Database.Database {
   return db
 }
 
-const counts = (db: Database.Database) => Object.fromEntries(ALL.map((n) => [n, db.prepare(`SELECT count(*) FROM ${n}`).pluck().get()]))
+const counts = (db: BetterSqlite3.Database) => Object.fromEntries(ALL.map((n) => [n, db.prepare(`SELECT count(*) FROM ${n}`).pluck().get()]))
 
 t.test('migration 4 on a populated catalog of the old schema keeps every row and cascades still work', async (t) => {
   const db = oldCatalog()

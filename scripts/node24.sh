@@ -54,5 +54,5 @@ cd "$TREE"
 node --import tsx -e "import('./core/sqlite-driver.ts').then(({ Database, sqliteDriver }) => { new Database(':memory:').prepare('select 1').get(); console.log('node24: ' + process.version + ' with ' + sqliteDriver) })"
 npx tsc -p tsconfig.json --noEmit
 # shellcheck disable=SC2086
-npx tap --disable-coverage $TESTS   # the coverage floor is the Node 20 run's (a subset here)
+TAP_ALLOW_INCOMPLETE_COVERAGE=1 npx tap --disable-coverage $TESTS   # the coverage floor is the Node 20 run's (a subset here)
 echo "node24: done in $(( $(date +%s) - t0 )) s"

@@ -130,3 +130,15 @@ t.test('format as a path parameter (spec 1 parameter table): endpoint 53, same b
   t.equal((await upload(p, pid, 'd,4,2024-01-01', 'format=csv&on_error=abort', u)).status, 200)
   t.same((await upload(p, pid, 'd,4,2024-01-01', 'on_error=abort', u, undefined, 'csv')).body.error, 'Unauthorized access to endpoint: 53 - POST /v2/project/{project_id}/importTimeseries/{format}')
 })
+
+t.test('endpoint 53 (format in the path) keeps the trust boundary: narrower TagAuth, another company', async (t) => {
+  const { p, pid } = await setup(t)
+  const role = await p.call(p.admin, 'POST', `/v2/project/${pid}/role`, { name: 'mine-only', authed_endpoints: [53], authed_tags: [{ key: 'dataPointID', value: 'mine', read: true, write: true }] })
+  const u = await addUser(p, 'mine-only')
+  await p.call(p.admin, 'POST', `/v2/project/${pid}/role/${role.body.resource.id}/user/${u.id}`)
+  t.same((await upload(p, pid, 'mine,1,2024-01-01\ntheirs,2,2024-01-01\n', 'on_error=abort', u, undefined, 'csv')).body.error, "Error in line 2: No write access to datapoint 'theirs'")
+  const otherAdmin = { email: 'admin@other.test', password: 'other-pass-1' }
+  await p.catalog.createCompanyWithAdmin('Other', otherAdmin)
+  const { id: otherPid } = await addProject(p, otherAdmin, 'Theirs')
+  t.equal((await upload(p, otherPid, 'mine,1,2024-01-01', 'on_error=abort', p.admin, undefined, 'csv')).status, 404, 'another company\'s project is not found')
+})

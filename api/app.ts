@@ -1,4 +1,5 @@
 // build(deps) returns the Fastify app, not listening (STYLE.md: only the start file listens).
+import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Ajv } from 'ajv'
@@ -57,6 +58,8 @@ export interface AppDeps {
   vdpRunner?: VdpRunner
   /** Runs alerts (engine/alerts/runtime.ts); without it alerts are stored but not evaluated in this process. */
   alertRunner?: AlertRunner
+  /** Which webhook addresses alerts may name (default: no internal address). */
+  webhookPolicy?: WebhookAddressPolicy
   /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
   setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
@@ -126,7 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
-  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} } })
+  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} }, webhookPolicy: deps.webhookPolicy ?? new WebhookAddressPolicy() })
   await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })

@@ -1,6 +1,7 @@
 // Configuration from environment variables, or from a JSON file named by LINTEL_CONFIG whose
 // keys are the same variable names (the environment wins over the file). Validated at start:
 // every wrong value is reported by name, with what was expected and what was given.
+import { parseWebhookAllow } from '../engine/notify/address-policy.ts'
 import { readFileSync } from 'node:fs'
 import type { BlobConfig } from '../engine/blobs/index.ts'
 import { readBlobsConfig } from './blobs-config.ts'
@@ -40,6 +41,8 @@ export interface Config {
   uploadLimit: number
   /** Whether new projects may use virtual datapoints. */
   vdpDefaultEnabled: boolean
+  /** Internal hosts, addresses or CIDR ranges alert webhooks may reach (LINTEL_WEBHOOK_ALLOW); none by default. */
+  webhookAllow: string[]
   mqtt: {
     tlsPort: number
     wsPort: number
@@ -89,6 +92,7 @@ export function loadConfig(env: Source = process.env): Config {
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
+    webhookAllow: [],
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }
@@ -125,6 +129,11 @@ export function loadConfig(env: Source = process.env): Config {
   if (vdp !== undefined) {
     if (vdp !== 'enabled' && vdp !== 'disabled') problems.push(`LINTEL_VDP_DEFAULT must be enabled or disabled, got '${vdp}'`)
     config.vdpDefaultEnabled = vdp !== 'disabled'
+  }
+  if (source.LINTEL_WEBHOOK_ALLOW !== undefined) {
+    const allow = parseWebhookAllow(source.LINTEL_WEBHOOK_ALLOW)
+    if (typeof allow === 'string') problems.push(allow)
+    else config.webhookAllow = allow
   }
   const certFile = source.LINTEL_MQTT_CERT_FILE
   const keyFile = source.LINTEL_MQTT_KEY_FILE

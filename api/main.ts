@@ -19,6 +19,7 @@ import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
@@ -143,7 +144,8 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // without the worker role has none: the worker's reconcile() stops what the catalog lost.
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }) })
+  const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
+  const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }), webhookPolicy })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   let broker: Broker | undefined
@@ -204,6 +206,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
       documents,
       alertRunner: alerts,
+      webhookPolicy,
       setpoints,
     })
     try {

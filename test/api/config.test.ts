@@ -12,7 +12,7 @@ t.test('defaults', async (t) => {
     questdbTable: 'obs', kafkaTopic: 'lintel.observations',
     dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
-    vdpDefaultEnabled: true,
+    vdpDefaultEnabled: true, webhookAllow: [],
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
     blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
   })
@@ -50,4 +50,10 @@ t.test('a config file, overridden by the environment', async (t) => {
   writeFileSync(file, '[1]')
   t.throws(() => loadConfig({ LINTEL_CONFIG: file }), { message: /must hold a JSON object/ })
   t.throws(() => loadConfig({ LINTEL_CONFIG: join(dir, 'missing.json') }), { message: /cannot read LINTEL_CONFIG file/ })
+})
+
+t.test('LINTEL_WEBHOOK_ALLOW: internal webhook receivers the operator allows', async (t) => {
+  t.same(loadConfig({}).webhookAllow, [], 'none by default')
+  t.same(loadConfig({ LINTEL_WEBHOOK_ALLOW: '127.0.0.1, hooks.lan,10.0.0.0/8' }).webhookAllow, ['127.0.0.1', 'hooks.lan', '10.0.0.0/8'])
+  t.throws(() => loadConfig({ LINTEL_WEBHOOK_ALLOW: '10.0.0.0/40' }), { message: /LINTEL_WEBHOOK_ALLOW: '10.0.0.0\/40' is not a host name, address or CIDR range/ })
 })

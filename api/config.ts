@@ -14,7 +14,7 @@ export interface Config {
   roles: ReadonlySet<Role>
   /** Time-series store: `embedded` (SQLite in the data directory) or `questdb`. */
   store: 'embedded' | 'questdb'
-  /** Observation log: `memory` (in-process, one process) or `kafka`. */
+  /** Observation path: `memory` (in-process: ingest queue → store → bus, no log; engine/observation-path/embedded.ts) or `kafka` (the log). */
   log: 'memory' | 'kafka'
   /** QuestDB, e.g. http://127.0.0.1:9000 (LINTEL_QUESTDB). */
   questdb?: string

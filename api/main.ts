@@ -1,7 +1,10 @@
 // The composition root (DESIGN.md): reads configuration and wires the adapters it chooses.
-//   embedded default: all roles in one process, SQLite store, in-process observation bus
-//   scaled mode: roles in separate processes (LINTEL_ROLES), QuestDB store, Kafka log,
-//                Redis behind clustered brokers
+// The mode is chosen once, as the observation path (engine/observation-path/):
+//   embedded default: all roles in one process, SQLite store, ingest queue → store → bus
+//   scaled mode: roles in separate processes (LINTEL_ROLES), QuestDB store, Kafka log whose
+//                store group (on the workers) writes the store and feeds the bus, Redis
+//                behind clustered brokers
+// Everything after that choice is wired against the path, by role only.
 // `npm start` runs this file (as the server process itself: `exec` in package.json, so a
 // signal to the npm pid reaches it). Before anything is created it takes the data directory's
 // lock and checks the listen address and ports (issue 15 items 4, 5); on SIGTERM/SIGINT it
@@ -11,9 +14,10 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
 import { Catalog } from '../catalog/index.ts'
-import type { Ingest } from '../engine/ingest-port.ts'
-import type { LogSubscription, ObservationLog } from '../engine/log/port.ts'
-import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
+import type { ObservationLog } from '../engine/log/port.ts'
+import { openEmbeddedPath } from '../engine/observation-path/embedded.ts'
+import type { ObservationPath } from '../engine/observation-path/port.ts'
+import { openScaledPath } from '../engine/observation-path/scaled.ts'
 import { ProjectRuntimes } from '../engine/project-runtimes.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
@@ -23,7 +27,6 @@ import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
-import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { Documents } from '../engine/blobs/documents.ts'
@@ -46,11 +49,24 @@ async function openStore(config: Config, logger: Logger): Promise<TimeseriesStor
   return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
 }
 
-async function openLog(config: Config, logger: Logger): Promise<ObservationLog | undefined> {
-  if (config.log !== 'kafka') return undefined
+async function openLog(config: Config, logger: Logger): Promise<ObservationLog> {
   // node-rdkafka is installed by the scaled set-up only (npm run setup:scaled) and loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
   return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
+}
+
+/** The observation path of the configured mode: the one place where the mode forks. */
+async function openPath(config: Config, logger: Logger, seams: StartSeams): Promise<ObservationPath> {
+  const opened = await openStore(config, logger)
+  const store = seams.wrapStore ? seams.wrapStore(opened) : opened
+  if (config.log !== 'kafka') return openEmbeddedPath({ store, queue: seams.ingestQueue })
+  try {
+    const log = await openLog(config, logger)
+    return openScaledPath({ store, log, consume: { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') } })
+  } catch (err) {
+    await store.close()
+    throw err
+  }
 }
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
@@ -76,11 +92,6 @@ async function preflight(config: Config): Promise<void> {
     LINTEL_MQTT_WS_PORT: roles.has('broker') ? mqtt.wsPort : undefined,
     LINTEL_MQTT_TCP_PORT: roles.has('broker') ? mqtt.tcpPort : undefined,
   })
-}
-
-/** Resolves once the ingest queue holds nothing: every accepted observation is stored. */
-async function drained(queue: IngestQueue | undefined): Promise<void> {
-  while ((queue?.metrics().pending ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
 export async function start(config: Config, seams: StartSeams = {}) {
@@ -113,30 +124,16 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     logger.info({ company: boot.company, email: boot.email }, 'first start: created company and admin user from configuration')
   }
 
-  // Storage-first: with the in-process log, every write goes through the observed store and
-  // is published on the bus once durable. With Kafka, ingest goes to the log; the worker's
-  // consumer groups write the store and feed the bus.
-  const bus = new ObservationBus()
-  const opened = await openStore(config, logger)
-  const rawStore = seams.wrapStore ? seams.wrapStore(opened) : opened
-  const store = observedStore(rawStore, bus)
-  const log = await openLog(config, logger)
-  const queue = log ? undefined : new IngestQueue(store, seams.ingestQueue)
-  const ingest: Ingest = log ? (project, batch) => log.publish(project, batch) : (_project, batch) => queue!.enqueue(batch)
+  // Storage-first: the path makes every observation durable before its bus carries it.
+  const path = await openPath(config, logger, seams)
+  const { bus, ingest } = path
+  const store = path.store
   const closers: (() => Promise<void> | void)[] = []
 
   let vdpRuntime: VdpRuntime | undefined
-  const subscriptions: LogSubscription[] = []
   if (roles.has('worker')) {
-    vdpRuntime = new VdpRuntime({ catalog, store: rawStore, ingest: log ? ingest : (_p, batch) => store.append(batch), bus, log: logger.child({ component: 'vdp' }) })
-    if (log) {
-      // One consumer group writes the store and only then feeds the engine (storage-first:
-      // a virtual datapoint never reacts to an observation that is not stored yet).
-      subscriptions.push(await log.consume('lintel-store', async (records) => {
-        await rawStore.append(records.flatMap((r) => r.observations))
-        for (const r of records) bus.publish(r.observations)
-      }, { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') }))
-    }
+    vdpRuntime = new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }) })
+    await path.startWorker()
   }
 
   // Every runtime that works for a project stops it before the project is deleted (item 7 of
@@ -145,7 +142,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }), webhookPolicy })
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), webhookPolicy })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   let broker: Broker | undefined
@@ -156,7 +153,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
     caFile = tls.certPath
     broker = await startBroker({
-      catalog, resolver, ingest, ingestMetrics: () => queue?.metrics() ?? {}, log: logger.child({ component: 'mqtt' }),
+      catalog, resolver, ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
       redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, datapointAccess: canAccessDatapoint,
       listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
     })
@@ -230,7 +227,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   }
 
   // The whole process, for the operator tool (`npx lintel metrics`).
-  const processMetrics = () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) })
+  const processMetrics = () => ({ ...(broker?.metrics() ?? {}), ...path.metrics() })
   closers.push(startMetricsSnapshots(config.dataDir, processMetrics, (err) => logger.warn({ err }, 'metrics: snapshot not written')))
 
   // Graceful: stop accepting first (HTTP answers new requests 503 and finishes those in
@@ -256,15 +253,13 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     logger.debug('shutdown: closing the MQTT broker')
     await broker?.close()
     logger.debug('shutdown: draining the ingest queue')
-    await drained(queue)
+    await path.drained()
     logger.debug('shutdown: closing the engine and the stores')
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
     await blobs?.close()
     await alerts?.close()
-    for (const s of subscriptions) await s.stop()
-    await log?.close()
-    await store.close()
+    await path.close()
     await catalog.close()
     lock?.release()
   }

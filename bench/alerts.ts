@@ -27,7 +27,7 @@ import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
 import { rfc3339 } from '../engine/notify/payload.ts'
 import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
-import { IngestQueue } from '../ingest/ingest-queue.ts'
+import { IngestQueue } from '../engine/observation-path/ingest-queue.ts'
 import { emit, median, progress } from './lib.ts'
 
 const runs = Number(process.env.BENCH_RUNS ?? 3)

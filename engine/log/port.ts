@@ -2,8 +2,8 @@
 // observations keyed by project; consumer groups (the store writer, the stream engine) each
 // read all of them. Adapters: Apache Kafka (kafka-log.ts, the scaled mode) and in-memory
 // (memory-log.ts: the reference of the contract suite and the log of tests; the embedded
-// default runs without a log: its ingest queue writes the store, whose observed wrapper then
-// feeds the in-process bus). Both pass test/engine/log-contract.ts.
+// default runs without a log: engine/observation-path/embedded.ts). The log's one production
+// user is the scaled path (observation-path/scaled.ts) on Kafka. Both pass test/engine/log-contract.ts.
 //
 // Guarantees every adapter gives:
 // - publish() resolves only once the log has durably accepted the whole batch (Kafka:

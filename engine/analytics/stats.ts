@@ -63,3 +63,23 @@ export function holdAt(points: readonly { time: number; value: number }[], times
   }
   return out
 }
+
+export interface Step { time: number; duration: number; values: Array<number | undefined> }
+
+/**
+ * Step signals (states, valve positions, written periodically or only on change) on the
+ * union of their sample times: each value holds until that signal's next sample; each
+ * step lasts until the next time in the union, the last one until `end`.
+ */
+export function steps(signals: ReadonlyArray<readonly { time: number; value: number }[]>, end: number): Step[] {
+  const times = [...new Set(signals.flatMap((s) => s.map((p) => p.time)))].sort((a, b) => a - b)
+  const held = signals.map((s) => holdAt(s, times))
+  return times.map((time, i) => ({ time, duration: (i + 1 < times.length ? times[i + 1] : end) - time, values: held.map((h) => h[i]) }))
+}
+
+/** Largest and smallest value (no spread into Math.max: a year of minutes exceeds the argument limit). */
+export function extent(xs: readonly number[]): [number, number] {
+  let lo = Infinity; let hi = -Infinity
+  for (const x of xs) { if (x < lo) lo = x; if (x > hi) hi = x }
+  return [lo, hi]
+}

@@ -31,7 +31,7 @@ export const operatingCycles: FunctionDefinition = {
   async compute(ctx) {
     const [pin] = ctx.chosen('state')
     const minCycle = ctx.num('min_cycle_minutes', 10) * 60_000_000
-    const points = await ctx.mean(pin, INTERVAL)
+    const points = await ctx.mean(pin, INTERVAL, { hold: true })
     if (points.length === 0) return { status: 'no_data', message: tx(`${pin} has no values in the range.`, `${pin} hat im Zeitraum keine Werte.`) }
     const isState = pin.endsWith('_state')
     const rated = ctx.num('rated_power', 0)

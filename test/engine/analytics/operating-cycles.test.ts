@@ -1,7 +1,7 @@
-// Operating hours and cycling on a day built with 10 cycles: 6 short ones (5 min on,
-// 15 min off from 01:00) and 4 long ones (30 min on, 30 min off from 04:00).
-// Expected: 10 starts, 6 short cycles (60 %), 2.5 operating hours, 4 starts an hour,
-// mean run 15 min: red.
+// Operating hours and cycling on a day built with 10 cycles: 6 short ones (6 min on,
+// 12 min off from 01:00) and 4 long ones (30 min on, 30 min off from 04:00), on the
+// function's 3-minute grid. Expected: 10 starts, 6 short cycles (60 %), 2.6 operating
+// hours, 10 / 2.6 = 3.85 starts an hour, mean run 15.6 min: red.
 import t from 'tap'
 import { operatingCycles } from '../../../engine/analytics/functions/operating-cycles.ts'
 import { runAnalysis } from '../../../engine/analytics/run.ts'
@@ -9,12 +9,12 @@ import { DAY, HOUR, MIN, MON, pins, tempStore, writeSeries } from './helpers.ts'
 
 const on = (t: number) => {
   const m = (t - MON) / MIN
-  if (m >= 60 && m < 180) return (m - 60) % 20 < 5
+  if (m >= 60 && m < 168) return (m - 60) % 18 < 6
   if (m >= 240 && m < 480) return (m - 240) % 60 < 30
   return false
 }
 const kpis = (r: Awaited<ReturnType<typeof runAnalysis>>) => Object.fromEntries(r.en.kpi.map((k) => [k.name, k.value]))
-const expected = { 'Operating hours': 2.5, Starts: 10, 'Starts per operating hour': 4, 'Mean run time per cycle': 15, 'Short cycles': 6, 'Short cycle share': 60 }
+const expected = { 'Operating hours': 2.6, Starts: 10, 'Starts per operating hour': 3.85, 'Mean run time per cycle': 15.6, 'Short cycles': 6, 'Short cycle share': 60 }
 
 t.test('operating cycles', async (t) => {
   const store = await tempStore(t)
@@ -51,7 +51,7 @@ t.test('operating cycles', async (t) => {
     const r = await runAnalysis({ ...base, component: 'heat_pump', seriesOfPin: pins({ compressor_state: 1 }), attributes: { min_cycle_minutes: '4' } })
     t.equal(kpis(r)['Short cycles'], 0)
     t.equal(kpis(r)['Starts'], 10)
-    t.equal(r.signal_color, 'red', '4 starts an hour')
+    t.equal(r.signal_color, 'red', '3.85 starts an hour')
     // Only the long cycles (04:00-08:00): 4 starts in 2 operating hours.
     const long = await runAnalysis({ ...base, start: MON + 4 * HOUR - MIN })
     t.equal(kpis(long)['Starts per operating hour'], 2)
@@ -62,6 +62,14 @@ t.test('operating cycles', async (t) => {
     t.equal(kpis(idle)['Operating hours'], 0)
     t.equal(idle.signal_color, 'green')
     t.match(idle.en.interpretation, /did not run/)
+  })
+
+  t.test('a 5-minute run off the 3-minute grid is one short cycle', async (t) => {
+    await writeSeries(store, 6, MON + 9 * HOUR, MON + 12 * HOUR, MIN, (t) => (t >= MON + 10 * HOUR + MIN && t < MON + 10 * HOUR + 6 * MIN ? 1 : 0))
+    const r = await runAnalysis({ ...base, seriesOfPin: pins({ burner_state: 6 }), start: MON + 9 * HOUR, end: MON + 12 * HOUR })
+    t.equal(kpis(r).Starts, 1)
+    t.equal(kpis(r)['Short cycles'], 1)
+    t.equal(kpis(r)['Mean run time per cycle'], 6, '10:01-10:06 fills the 10:03 bucket fully, 10:00 by 2/3')
   })
 
   t.test('statuses', async (t) => {

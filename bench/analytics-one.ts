@@ -68,6 +68,13 @@ async function main() {
       ['energy_signature', 'heat_meter', new Map([['heat_power', 1], ['outdoor_temp', 4]])],
       ['simultaneous_heating_cooling', 'room', new Map([['heating_valve', 5], ['cooling_valve', 3]])],
     ]
+    // Baseline: the store alone, for the reads sensor_health makes (5 pins, 1-hour means).
+    const reads = async () => { for (let s = 1; s <= 5; s++) await store.sample(s, { start: Y0, end: Y1, interval: 3_600_000_000 }) }
+    await reads()
+    const base: number[] = []
+    for (let i = 0; i < RUNS; i++) { const t = performance.now(); await reads(); base.push(performance.now() - t) }
+    emit({ bench: 'analytics-one', function: '(store only: 5 pins, 1-hour means)', runs: RUNS, medianMs: round(median(base)), minMs: round(Math.min(...base)), maxMs: round(Math.max(...base)) })
+
     for (const [name, component, seriesOfPin] of cases) {
       const input: RunInput = { fn: functionByAlphanumericId(name)!, store, component, seriesOfPin, attributes: {}, start: Y0, end: Y1, timeZone: 'Europe/Berlin' }
       progress(`run: ${name}`)

@@ -1,7 +1,7 @@
 // The function library: stable ids, both names, and pin specs that name real pins of the
 // components they apply to (the fixed ids shared with data/components/).
 import t from 'tap'
-import { FUNCTIONS, functionByAlphanumericId, functionById, functionsFor } from '../../../engine/analytics/functions/index.ts'
+import { FUNCTIONS, describeFunction, functionByAlphanumericId, functionById, functionsFor } from '../../../engine/analytics/functions/index.ts'
 import { COMPONENT_PINS } from '../../../engine/analytics/pins.ts'
 
 t.test('ids, names, pins', async (t) => {
@@ -26,4 +26,13 @@ t.test('ids, names, pins', async (t) => {
   t.same(functionsFor('heating_circuit').map((f) => f.id), [2, 4, 5, 8])
   t.same(functionsFor('boiler').map((f) => f.id), [3, 8])
   t.same(functionsFor('toString'), [])
+  const d = describeFunction(functionById(3)!)
+  t.same(JSON.parse(JSON.stringify(d)), {
+    id: 3, alphanumeric_id: 'operating_cycles', nameDE: 'Betriebsstunden und Taktung', nameEN: 'Operating hours and cycling',
+    components: {
+      boiler: { required: [], optional: [], alternatives: [{ need: 'state', groups: [['burner_state'], ['fuel_power']] }] },
+      heat_pump: { required: [], optional: [], alternatives: [{ need: 'state', groups: [['compressor_state'], ['electric_power'], ['heat_power']] }] },
+      chiller: { required: [], optional: [], alternatives: [{ need: 'state', groups: [['compressor_state'], ['electric_power'], ['cooling_power']] }] },
+    },
+  }, 'serialisable, no code')
 })

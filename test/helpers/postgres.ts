@@ -13,12 +13,18 @@ export const POSTGRES_SERVER_URL = process.env.LINTEL_TEST_POSTGRES_URL ?? 'post
 export async function testDatabase(t: Test): Promise<string | undefined> {
   const server = new URL(POSTGRES_SERVER_URL)
   if (!(await requireService(t, 'PostgreSQL', server.hostname, Number(server.port || 5432), 'scripts/services/postgres.sh start'))) return undefined
+  const db = await createTestDatabase()
+  t.teardown(db.drop)
+  return db.url
+}
+
+/** A fresh database and its drop, for callers that must close their connections first. */
+export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `lintel_test_${randomBytes(6).toString('hex')}`
   await admin((c) => c.query(`CREATE DATABASE ${name}`))
-  t.teardown(() => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)))
   const url = new URL(POSTGRES_SERVER_URL)
   url.pathname = `/${name}`
-  return url.toString()
+  return { url: url.toString(), drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)) }
 }
 
 async function admin(fn: (c: pg.Client) => Promise<unknown>): Promise<void> {

@@ -54,8 +54,8 @@ t.test('two API nodes on one PostgreSQL catalog', async (t) => {
   t.equal((await b(u, 'GET', '/v2/user')).status, 200, 'B has verified and cached the login')
   const token = (await b(u, 'POST', '/v2/auth/token')).body.resource.access_token as string
   t.equal((await a(token, 'GET', '/v2/user')).status, 200, 'the token works on both nodes')
-  const changedAt = Date.now()
   t.equal((await a(u, 'PUT', '/v2/user', { password: 'user-pass-2', current_password: u.password })).status, 200)
+  const changedAt = Date.now() // committed: the clock of "within 1 s" starts
   await waitFor(async () => (await b(u, 'GET', '/v2/user')).status === 401, { what: 'node B to refuse the old password', timeoutMs: 1000 })
   t.ok(Date.now() - changedAt <= 1000, 'within 1 s')
   t.equal((await b(token, 'GET', '/v2/user')).status, 401, 'the tokens of the old password are gone on B too')

@@ -12,6 +12,7 @@
 import pg from 'pg'
 import { announcingCredentials } from './changes.ts'
 import { Gate } from './gate.ts'
+import { createCompanyWithAdmin } from './units.ts'
 import type { CatalogPort, ChangesPort } from './port.ts'
 import type { AdminEndpoints } from './types.ts'
 import { PgChanges } from './postgres/changes.ts'
@@ -64,15 +65,9 @@ abstract class PgPort implements CatalogPort {
   abstract close(): Promise<void>
 
   createCompanyWithAdmin(name: string, admin: { email: string; password: string; firstName?: string; lastName?: string }, description = '') {
-    return this.transaction(async (tx) => {
-      const company = await tx.companies.create(name, description)
-      const user = await tx.users.create(company.id, {
-        email: admin.email, password: admin.password, firstName: admin.firstName ?? 'Admin', lastName: admin.lastName ?? name,
-      })
-      await tx.roles.assign(user.id, await tx.companies.adminRoleId(company.id))
-      return { company, user }
-    })
+    return createCompanyWithAdmin(this, name, admin, description)
   }
+
 }
 
 /** The port of an open transaction: its connection, savepoints for nesting, dead after the end. */

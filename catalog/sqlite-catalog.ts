@@ -29,6 +29,7 @@ import { Users } from './users.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
 import type { CatalogPort, ChangePayload, ChangesPort, SyncDatapointTags } from './port.ts'
 import { Gate } from './gate.ts'
+import { createCompanyWithAdmin } from './units.ts'
 import { announcingCredentials, LocalChanges } from './changes.ts'
 import type { AdminEndpoints } from './types.ts'
 
@@ -120,14 +121,7 @@ abstract class PortBase implements CatalogPort {
   abstract close(): Promise<void>
 
   createCompanyWithAdmin(name: string, admin: { email: string; password: string; firstName?: string; lastName?: string }, description = '') {
-    return this.transaction(async (tx) => {
-      const company = await tx.companies.create(name, description)
-      const user = await tx.users.create(company.id, {
-        email: admin.email, password: admin.password, firstName: admin.firstName ?? 'Admin', lastName: admin.lastName ?? name,
-      })
-      await tx.roles.assign(user.id, await tx.companies.adminRoleId(company.id))
-      return { company, user }
-    })
+    return createCompanyWithAdmin(this, name, admin, description)
   }
 }
 

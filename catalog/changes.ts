@@ -8,6 +8,13 @@ import type { ChangePayload, ChangesPort } from './port.ts'
 /** Topic announced by the adapters when a login or token may have stopped being valid. */
 export const CREDENTIALS = 'credentials'
 
+/**
+ * Topic announced by the adapters when datapoint tags changed: `{ datapoint: id }` (its tags
+ * changed or it was removed), `{ project: id }` (many of the project's were removed), or
+ * `{ all: true }` (many removed at once): what the MQTT reach cache keeps current with.
+ */
+export const DATAPOINT_TAGS = 'datapoint-tags'
+
 /** Payloads travel as JSON in one notification; PostgreSQL's limit is 8000 bytes. */
 export const MAX_PAYLOAD_BYTES = 4000
 
@@ -57,27 +64,42 @@ export class LocalChanges implements ChangesPort {
   }
 }
 
-/** Writes of the port that end logins or tokens, and the payload each announces. */
-const CREDENTIAL_WRITES: Record<string, Record<string, (args: unknown[]) => ChangePayload>> = {
-  users: { update: (a) => ({ userId: a[0] as number }), delete: (a) => ({ userId: a[0] as number }) },
-  tokens: { revoke: () => ({}) },
-  companies: { delete: () => ({}) },
+/** A write's announcements: [topic, payload] pairs from its arguments and result. */
+type Announcements = (args: any[], result: any) => [string, ChangePayload][]
+
+/** Removals of more datapoints than this announce `{ all: true }` instead of one change each. */
+export const MAX_REMOVALS_ANNOUNCED = 50
+
+const tagsOf = (payload: ChangePayload): [string, ChangePayload] => [DATAPOINT_TAGS, payload]
+
+/** Writes of the port that end logins or tokens, or change datapoint tags, and what each announces. */
+const ANNOUNCED_WRITES: Record<string, Record<string, Announcements>> = {
+  users: { update: (a) => [[CREDENTIALS, { userId: a[0] }]], delete: (a) => [[CREDENTIALS, { userId: a[0] }]] },
+  tokens: { revoke: () => [[CREDENTIALS, {}]] },
+  companies: { delete: (_a, r: { projectIds: number[] }) => [[CREDENTIALS, {}], ...r.projectIds.map((project) => tagsOf({ project }))] },
+  projects: { delete: (a) => [tagsOf({ project: a[0] })] },
+  datapoints: {
+    setTag: (a) => [tagsOf({ datapoint: a[0] })],
+    remove: (a) => ((a[0] as number[]).length > MAX_REMOVALS_ANNOUNCED ? [tagsOf({ all: true })] : (a[0] as number[]).map((datapoint) => tagsOf({ datapoint }))),
+    removeSomeOfProject: (a, r: number[]) => (r.length > 0 ? [tagsOf({ project: a[0] })] : []),
+  },
+  entityTags: { replaceTags: (a) => (a[0] === 'datapoint' ? [tagsOf({ datapoint: a[1] })] : []) },
 }
 
 /**
- * Wraps the credential writes of a port's repositories so that each announces CREDENTIALS
- * through `announce` once it has succeeded (inside a transaction, the adapter holds the
- * announcement back until the commit).
+ * Wraps the announced writes of a port's repositories (ANNOUNCED_WRITES) so that each
+ * announces its changes through `announce` once it has succeeded (inside a transaction, the
+ * adapter holds the announcements back until the commit).
  */
-export function announcingCredentials<P extends Record<string, any>>(repos: P, announce: (topic: string, payload: ChangePayload) => Promise<void> | void): P {
+export function announcingChanges<P extends Record<string, any>>(repos: P, announce: (topic: string, payload: ChangePayload) => Promise<void> | void): P {
   const out: Record<string, any> = { ...repos }
-  for (const [repo, methods] of Object.entries(CREDENTIAL_WRITES)) {
+  for (const [repo, methods] of Object.entries(ANNOUNCED_WRITES)) {
     const wrapped = { ...repos[repo] }
-    for (const [name, payload] of Object.entries(methods)) {
+    for (const [name, announcements] of Object.entries(methods)) {
       const m = repos[repo][name] as (...a: unknown[]) => Promise<unknown>
       wrapped[name] = async (...args: unknown[]) => {
         const result = await m(...args)
-        await announce(CREDENTIALS, payload(args))
+        for (const [topic, payload] of announcements(args, result)) await announce(topic, payload)
         return result
       }
     }

@@ -4,6 +4,7 @@ import { InvalidInputError, NotFoundError, TooLargeError } from '../core/errors.
 import { hashId } from './hash-id.ts'
 import { identifierProblem } from '../core/identifier.ts'
 import type { Datapoint } from './types.ts'
+import type { TagWrite } from './entity-tags.ts'
 
 /** Datapoints a project may hold unless the operator sets another quota (migration 4). */
 export const DEFAULT_MAX_DATAPOINTS = 100_000
@@ -13,6 +14,21 @@ export const DATAPOINT_COLUMNS = 'id, project_id, datapoint_id AS "dataPointID",
 
 export const TAGS_OF_PROJECT = 'SELECT t.datapoint, t.key, t.value FROM tags t JOIN datapoints d ON d.id = t.datapoint WHERE d.project_id = ?'
 export interface TagOfRow { datapoint: number; key: string; value: string }
+
+export const TAGGED_OF_PROJECT = 'SELECT d.id, d.datapoint_id AS "dataPointID", t.key, t.value FROM tags t JOIN datapoints d ON d.id = t.datapoint WHERE d.project_id = ?'
+export type TaggedRow = { id: number; dataPointID: string } & TagWrite
+export interface Tagged { id: number; dataPointID: string; tags: Record<string, string> }
+
+/** The tagged datapoints of TAGGED_OF_PROJECT's rows (one row per tag). */
+export function tagged(rows: TaggedRow[]): Tagged[] {
+  const byId = new Map<number, Tagged>()
+  for (const r of rows) {
+    let d = byId.get(r.id)
+    if (!d) byId.set(r.id, d = { id: r.id, dataPointID: r.dataPointID, tags: {} })
+    d.tags[r.key] = r.value
+  }
+  return [...byId.values()]
+}
 
 /** Datapoints from their rows and the tag rows of (some of) them. */
 export function withTags(rows: DatapointRow[], tagRows: TagOfRow[]): Datapoint[] {
@@ -114,6 +130,15 @@ export class Datapoints {
   setDefaultQuota(max: number): void {
     assertQuota(max)
     this.sql("UPDATE catalog_settings SET value = ? WHERE key = 'max_datapoints_per_project'").run(max)
+  }
+
+  byId(id: number): Datapoint | undefined {
+    const row = this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE id = ?`).get(id) as DatapointRow | undefined
+    return row && { ...row, tags: this.tagsOf(row.id) }
+  }
+
+  taggedOfProject(projectId: number): Tagged[] {
+    return tagged(this.sql(TAGGED_OF_PROJECT).all(projectId) as TaggedRow[])
   }
 
   find(projectId: number, dataPointID: string): Datapoint | undefined {

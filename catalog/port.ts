@@ -19,9 +19,10 @@
 // Topics are short lower-case names; payloads small JSON objects (ids, not records: a
 // subscriber reads what it needs). Delivery is at most once: after a lost connection every
 // subscriber of every topic hears `{ reconnected: true }` and must assume anything changed.
-// The adapters themselves announce `credentials` (catalog/changes.ts) after a user's
-// password or email changed, a user or company was deleted, or a token was revoked, once
-// the write is committed.
+// The adapters themselves announce, once the write is committed (catalog/changes.ts):
+// `credentials` after a user's password or email changed, a user or company was deleted, or
+// a token was revoked; `datapoint-tags` after a datapoint's tags changed or datapoints were
+// removed (`{ datapoint: id }`, `{ project: id }` for many of a project, `{ all: true }`).
 import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
@@ -111,6 +112,10 @@ export interface DatapointsPort {
   idsOfProject(projectId: number): Promise<number[]>
   setTag(datapoint: number, key: string, value: string): Promise<void>
   tagsOf(datapoint: number): Promise<Record<string, string>>
+  /** A datapoint by its integer id, with its tags. */
+  byId(id: number): Promise<Datapoint | undefined>
+  /** The project's datapoints that carry tags, with them (the MQTT reach cache loads these). */
+  taggedOfProject(projectId: number): Promise<{ id: number; dataPointID: string; tags: Record<string, string> }[]>
 }
 
 export interface TokensPort {
@@ -264,15 +269,4 @@ export interface CatalogPort {
   createCompanyWithAdmin(name: string, admin: { email: string; password: string; firstName?: string; lastName?: string }, description?: string): Promise<{ company: Company; user: User }>
 
   close(): Promise<void>
-}
-
-/**
- * An optional capability of adapters that can read without waiting (the SQLite one): the
- * tags of a datapoint, now. Only the MQTT reach check uses it, because aedes asks
- * `authorizeForward` for an answer synchronously (ingest/mqtt/reach.ts). A read made while a
- * transaction is open sees that transaction's writes. An adapter without it (PostgreSQL) must
- * give the reach check a warmed cache instead (issue 17).
- */
-export interface SyncDatapointTags {
-  datapointTagsNow(projectId: number, dataPointID: string): Record<string, string> | undefined
 }

@@ -10,7 +10,7 @@
 // they never see uncommitted writes). Between processes PostgreSQL's locks order the writers.
 // Change notifications: LISTEN/NOTIFY (catalog/postgres/changes.ts).
 import pg from 'pg'
-import { announcingCredentials } from './changes.ts'
+import { announcingChanges } from './changes.ts'
 import { Gate } from './gate.ts'
 import { createCompanyWithAdmin } from './units.ts'
 import type { CatalogPort, ChangesPort } from './port.ts'
@@ -34,10 +34,10 @@ export interface PostgresCatalogOptions {
 
 interface Context { adminEndpoints: AdminEndpoints; opts: PostgresCatalogOptions; changes: PgChanges }
 
-/** The repositories over `sql`, credential writes announcing through `changes`. */
+/** The repositories over `sql`, announced writes (catalog/changes.ts) announcing through `changes`. */
 function repositories(sql: Sql, ctx: Context, changes: ChangesPort) {
   const now = ctx.opts.now
-  return announcingCredentials({
+  return announcingChanges({
     companies: companies(sql), users: users(sql), roles: roles(sql, ctx.adminEndpoints),
     projects: projects(sql, ctx.adminEndpoints, ctx.opts.vdpEnabledByDefault ?? true), datapoints: datapoints(sql),
     tokens: tokens(sql), mqttAccounts: mqttAccounts(sql, now), entityTags: entityTags(sql),

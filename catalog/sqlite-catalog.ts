@@ -27,10 +27,10 @@ import { Setpoints } from './setpoints.ts'
 import { Tokens } from './tokens.ts'
 import { Users } from './users.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
-import type { CatalogPort, ChangePayload, ChangesPort, SyncDatapointTags } from './port.ts'
+import type { CatalogPort, ChangePayload, ChangesPort } from './port.ts'
 import { Gate } from './gate.ts'
 import { createCompanyWithAdmin } from './units.ts'
-import { announcingCredentials, LocalChanges } from './changes.ts'
+import { announcingChanges, LocalChanges } from './changes.ts'
 import type { AdminEndpoints } from './types.ts'
 
 export interface SqliteCatalogOptions {
@@ -80,9 +80,9 @@ function pure<T extends object>(repo: T, names: (keyof T & string)[]): any {
 
 type Announce = (topic: string, payload: ChangePayload) => void | Promise<void>
 
-/** Builds the port's repositories over `repos`, each call made by `run`; credential writes announce. */
+/** Builds the port's repositories over `repos`, each call made by `run`; announced writes (catalog/changes.ts) announce. */
 function ports(repos: Repositories, run: Run, announce: Announce) {
-  return announcingCredentials({
+  return announcingChanges({
     companies: promised(repos.companies, run),
     users: promised(repos.users, run),
     roles: promised(repos.roles, run),
@@ -173,7 +173,7 @@ class TxPort extends PortBase {
   }
 }
 
-export class SqliteCatalog extends PortBase implements SyncDatapointTags {
+export class SqliteCatalog extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
   readonly files; readonly seriesTags; readonly alerts; readonly setpoints
@@ -209,10 +209,6 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
 
   static open(dataDir: string | ':memory:', adminEndpoints: AdminEndpoints, opts: SqliteCatalogOptions = {}): SqliteCatalog {
     return new SqliteCatalog(openCatalogDb(dataDir), adminEndpoints, opts)
-  }
-
-  datapointTagsNow(projectId: number, dataPointID: string): Record<string, string> | undefined {
-    return this.repos.datapoints.find(projectId, dataPointID)?.tags
   }
 
   async transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T> {

@@ -2,10 +2,12 @@
 // virtual datapoints, exchange rates, document files, dynamic series tags, alerts and
 // setpoints. Same behaviour as catalog/*.ts (the contract suite holds both); rules, texts
 // and row mappers are imported from there.
-import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { identifierProblem } from '../../core/identifier.ts'
 import { ALERT_SELECT, toAlert, type AlertEvent, type AlertRecord, type AlertRow, type OutboxEntry } from '../alerts.ts'
-import { assertQuota, assertRoom, DATAPOINT_COLUMNS, freshIdentifiers, TAGS_OF_PROJECT, withTags, type DatapointRow, type TagOfRow } from '../datapoints.ts'
+import {
+  assertQuota, assertRoom, DATAPOINT_COLUMNS, freshIdentifiers, tagged, TAGGED_OF_PROJECT, TAGS_OF_PROJECT, withTags, type DatapointRow, type TaggedRow, type TagOfRow,
+} from '../datapoints.ts'
 import type { EntityType, TagWrite } from '../entity-tags.ts'
 import type { ExchangeRate } from '../exchange-rates.ts'
 import {
@@ -18,8 +20,8 @@ import type {
 } from '../port.ts'
 import type { TagLimits } from '../series-tags.ts'
 import { DEFAULT_MAX_PRIORITY, toOperation, type SetpointOperation, type SetpointRow, type WriteBounds } from '../setpoints.ts'
-import { nowNs, toVdp, type VdpRow } from '../virtual-datapoints.ts'
-import type { Sql } from './sql.ts'
+import { nowNs, toVdp, vdpExists, type VdpRow } from '../virtual-datapoints.ts'
+import { conflictsAs, type Sql } from './sql.ts'
 
 const DEFAULT_LIMIT = "(SELECT value FROM catalog_settings WHERE key = 'max_datapoints_per_project')"
 
@@ -53,10 +55,16 @@ export function datapoints(sql: Sql): DatapointsPort {
       if (fresh.length === 0) return ids
       // The row lock orders concurrent creators of one project (other API nodes): the quota holds.
       await q.run('SELECT 1 FROM project_limits WHERE project_id = ? FOR UPDATE', projectId)
-      assertRoom(projectId, await quota(q, projectId), fresh.length)
+      // A writer that held the lock before may have created some of them (no unique clash).
+      for (const r of await q.rows<{ id: number; datapoint_id: string }>('SELECT id, datapoint_id FROM datapoints WHERE project_id = ? AND datapoint_id = ANY(?::text[])', projectId, fresh)) {
+        ids.set(r.datapoint_id, r.id)
+      }
+      const missing = fresh.filter((ident) => ids.get(ident)! < 0)
+      if (missing.length === 0) return ids
+      assertRoom(projectId, await quota(q, projectId), missing.length)
       const now = Date.now()
       const made = await q.rows<{ id: number; datapoint_id: string }>(`INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at)
-        SELECT ?, i, h, ? FROM unnest(?::text[], ?::text[]) AS x(i, h) RETURNING id, datapoint_id`, projectId, now, fresh, fresh.map((i) => hashId(i, len)))
+        SELECT ?, i, h, ? FROM unnest(?::text[], ?::text[]) AS x(i, h) RETURNING id, datapoint_id`, projectId, now, missing, missing.map((i) => hashId(i, len)))
       for (const r of made) ids.set(r.datapoint_id, r.id)
       return ids
     }),
@@ -92,6 +100,11 @@ export function datapoints(sql: Sql): DatapointsPort {
       await sql.run('INSERT INTO tags (datapoint, key, value) VALUES (?, ?, ?) ON CONFLICT (datapoint, key) DO UPDATE SET value = excluded.value', datapoint, key, value)
     },
     tagsOf,
+    byId: async (id) => {
+      const row = await sql.one<DatapointRow>(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE id = ?`, id)
+      return row && { ...row, tags: await tagsOf(row.id) }
+    },
+    taggedOfProject: async (projectId) => tagged(await sql.rows<TaggedRow>(TAGGED_OF_PROJECT, projectId)),
   }
 }
 
@@ -99,17 +112,20 @@ export function entityTags(sql: Sql): EntityTagsPort {
   const place = (type: EntityType) => (type === 'device' ? { table: 'device_tags', col: 'device' } : { table: 'tags', col: 'datapoint' })
   const entity = async (projectId: number, type: EntityType, id: string, create: boolean): Promise<number | undefined> => {
     if (type === 'datapoint') {
-      const found = await sql.value<number>('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?', projectId, id)
+      const find = () => sql.value<number>('SELECT id FROM datapoints WHERE project_id = ? AND datapoint_id = ?', projectId, id)
+      const found = await find()
       if (found !== undefined || !create) return found
-      // At the project's datapoint quota a META message creates none: dropped.
-      return sql.value<number>(`INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at)
+      // At the project's datapoint quota a META message creates none: dropped. Created by
+      // another writer meanwhile: that one.
+      return (await sql.value<number>(`INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at)
         SELECT p.id, ?, ?, ? FROM projects p JOIN project_limits l ON l.project_id = p.id
-        WHERE p.id = ? AND l.datapoints < COALESCE(l.max_datapoints, ${DEFAULT_LIMIT}) RETURNING id`,
-      id, hashId(id, (await sql.value<number>('SELECT hash_id_length FROM projects WHERE id = ?', projectId))!), Date.now(), projectId)
+        WHERE p.id = ? AND l.datapoints < COALESCE(l.max_datapoints, ${DEFAULT_LIMIT}) ON CONFLICT (project_id, datapoint_id) DO NOTHING RETURNING id`,
+      id, hashId(id, (await sql.value<number>('SELECT hash_id_length FROM projects WHERE id = ?', projectId))!), Date.now(), projectId)) ?? find()
     }
-    const found = await sql.value<number>('SELECT id FROM devices WHERE project_id = ? AND device_id = ?', projectId, id)
+    const find = () => sql.value<number>('SELECT id FROM devices WHERE project_id = ? AND device_id = ?', projectId, id)
+    const found = await find()
     if (found !== undefined || !create) return found
-    return sql.value<number>('INSERT INTO devices (project_id, device_id) VALUES (?, ?) RETURNING id', projectId, id)
+    return (await sql.value<number>('INSERT INTO devices (project_id, device_id) VALUES (?, ?) ON CONFLICT (project_id, device_id) DO NOTHING RETURNING id', projectId, id)) ?? find()
   }
   const read = async <V>(type: EntityType, entity: number, column: 'value' | 'source') => {
     const { table, col } = place(type)
@@ -164,13 +180,13 @@ export function virtualDatapoints(sql: Sql, now: () => number = Date.now): Virtu
     create: async (projectId, v, message) => {
       const problem = identifierProblem(v.dataPointID)
       if (problem) throw new InvalidInputError(`Refused: ${problem}`)
-      if (await find(projectId, v.dataPointID)) throw new ConflictError(`A virtual datapoint '${v.dataPointID}' already exists in project ${projectId}`)
-      return sql.atomic(async (q) => {
+      if (await find(projectId, v.dataPointID)) throw vdpExists(projectId, v.dataPointID)
+      return conflictsAs(sql.atomic(async (q) => {
         const id = (await q.value<number>(`INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`, projectId, v.dataPointID, v.type, v.description, JSON.stringify(v.pins), JSON.stringify(v.parameters), v.status_code, now()))!
         await log(q, id, v.status_code, message)
         return byIdIn(q, id)
-      })
+      }), { virtual_datapoints_project_id_datapoint_id_key: () => vdpExists(projectId, v.dataPointID) })
     },
     find,
     get: async (projectId, dataPointID) => (await find(projectId, dataPointID)) ?? Promise.reject(new NotFoundError(`Virtual datapoint '${dataPointID}' not found in project ${projectId}`)),

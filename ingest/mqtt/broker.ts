@@ -39,6 +39,7 @@ import { parseMetaMessage } from '../../protocol/meta-message.ts'
 import { MetaMessages } from './meta-handler.ts'
 import { PacketGuard } from './packet-guard.ts'
 import { keepLines, ReachCheck, type DatapointAccess } from './reach.ts'
+import { DatapointTagCache } from './tag-cache.ts'
 import { RefusalLog } from './refusal-log.ts'
 import { MqttAuthenticator, type MqttSession } from './session.ts'
 import { TimeseriesMessages } from './timeseries-messages.ts'
@@ -65,6 +66,8 @@ export interface BrokerDeps {
   maxPacketBytes?: number
   /** The TagAuth matcher (api/permissions.ts canAccessDatapoint); without it only full reach admits. */
   datapointAccess?: DatapointAccess
+  /** Tagged datapoints the reach check's tag cache holds at most (default DEFAULT_MAX_TAGGED). */
+  tagCacheSize?: number
   /** Failed-login counters (shared with HTTP in one process); default: the module's defaults. */
   loginThrottle?: LoginThrottle
   /** A refused CONNECT is answered no sooner than this after it arrived, ms (default 500). */
@@ -106,7 +109,8 @@ function authError(message: string, returnCode: number): AuthenticateError {
 export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const { catalog, log } = deps
   const auth = new MqttAuthenticator(catalog)
-  const reach = new ReachCheck(catalog, deps.datapointAccess)
+  const tagCache = new DatapointTagCache(catalog, deps.tagCacheSize, (err) => log.warn({ err }, 'mqtt: datapoint tag cache'))
+  const reach = new ReachCheck(tagCache, deps.datapointAccess)
   const refusals = new RefusalLog(log)
   const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals, catalog.seriesTags)
   const meta = new MetaMessages(catalog, reach)
@@ -120,6 +124,37 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const refuse = (s: MqttSession, topic: string, counter: CounterName, reason: string) => {
     counters.add(counter, s.projectId)
     refusals.refused(s, topic, reason)
+  }
+
+  /** A CONTROLS message of an account whose write reach is loaded. */
+  const controlsMessage = (s: MqttSession, packet: { topic: string }, payload: Buffer, done: (err: Error | null) => void) => {
+    const parsed = parseControlsMessage(payload)
+    if (!parsed.ok) {
+      refuse(s, packet.topic, 'controls_dropped', `invalid CONTROLS message: ${parsed.error}`)
+      packet.topic = DROPPED
+      return done(null)
+    }
+    const m = parsed.message
+    // Spec 3 "Controls messages": NEWSPT goes from the platform to the edge. Only the
+    // platform's setpoint service sends it, after the safeguards of spec 2 (priority, write
+    // access, bounds); an account sending one would bypass them, so it is refused.
+    if (isSetpointMessage(m)) {
+      refuse(s, packet.topic, 'controls_refused', 'NEWSPT is sent by the platform only: write setpoints with POST /v2/datapoint/setpoint')
+      packet.topic = DROPPED
+      return done(null)
+    }
+    // Acknowledgements (SPTACK) name one datapoint: the account must have it in its write
+    // reach; other types need the whole project.
+    const dp = datapointOf(m)
+    if (!(dp !== undefined ? reach.allows(s.projectId, s.reach.write, dp, 'write') : s.reach.write.all)) {
+      refuse(s, packet.topic, 'controls_outside_grant', dp !== undefined
+        ? `outside the account's write grant: ${m.type} for datapoint '${dp}'`
+        : `outside the account's write grant: ${m.type} messages need the whole project`)
+      packet.topic = DROPPED
+      return done(null)
+    }
+    controls.next({ projectId: s.projectId, username: s.username, message: m })
+    done(null)
   }
 
   const backends = deps.redisUrl ? clusterBackends(deps.redisUrl) : undefined
@@ -156,6 +191,9 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
           return refuseLogin(4, 'bad username or password')
         }
         throttle.succeeded(username)
+        // What the broker forwards to it is checked synchronously (authorizeForward): the
+        // tags its read reach needs are loaded before it is let in.
+        await reach.ready(session.projectId, session.reach.read, 'read')
         c.lintel = { ...session, clientId: client.id }
         client.id = `${session.sessionScope}/${client.id}`
         guard?.authenticated(maxPacketBytes)
@@ -183,7 +221,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       const topic = classifyTopic(packet.topic)!
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
       if (topic.kind === 'timeseries') {
-        timeseries.handle(s, packet.topic, payload).then((n) => {
+        timeseries.handle(s, packet.topic, payload).then(async (n) => {
           counters.add('lines_stored', s.projectId, n.stored)
           counters.add('lines_dropped', s.projectId, n.bad)
           counters.add('lines_outside_grant', s.projectId, n.outside)
@@ -191,6 +229,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
           counters.add('tag_changes_over_limit', s.projectId, n.tagsOverLimit)
           if (n.outside > 0) {
             // Subscribers never see lines that were refused.
+            await reach.ready(s.projectId, s.reach.write, 'write')
             const kept = keepLines(payload, (id) => reach.allows(s.projectId, s.reach.write, id, 'write'))
             if (kept === null) packet.topic = DROPPED
             else packet.payload = kept
@@ -201,7 +240,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
           counters.add('store_failures', s.projectId)
           log.error({ err, username: s.username }, 'mqtt: store write failed; closing the connection without acknowledgement')
           done(err as Error)
-        })
+        }).catch((err) => done(err as Error)) // the reach cache could not be loaded
         return
       }
       if (topic.kind === 'meta') {
@@ -214,33 +253,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         }, (err) => done(err as Error))
         return
       }
-      const parsed = parseControlsMessage(payload)
-      if (!parsed.ok) {
-        refuse(s, packet.topic, 'controls_dropped', `invalid CONTROLS message: ${parsed.error}`)
-        packet.topic = DROPPED
-        return done(null)
-      }
-      const m = parsed.message
-      // Spec 3 "Controls messages": NEWSPT goes from the platform to the edge. Only the
-      // platform's setpoint service sends it, after the safeguards of spec 2 (priority, write
-      // access, bounds); an account sending one would bypass them, so it is refused.
-      if (isSetpointMessage(m)) {
-        refuse(s, packet.topic, 'controls_refused', 'NEWSPT is sent by the platform only: write setpoints with POST /v2/datapoint/setpoint')
-        packet.topic = DROPPED
-        return done(null)
-      }
-      // Acknowledgements (SPTACK) name one datapoint: the account must have it in its write
-      // reach; other types need the whole project.
-      const dp = datapointOf(m)
-      if (!(dp !== undefined ? reach.allows(s.projectId, s.reach.write, dp, 'write') : s.reach.write.all)) {
-        refuse(s, packet.topic, 'controls_outside_grant', dp !== undefined
-          ? `outside the account's write grant: ${m.type} for datapoint '${dp}'`
-          : `outside the account's write grant: ${m.type} messages need the whole project`)
-        packet.topic = DROPPED
-        return done(null)
-      }
-      controls.next({ projectId: s.projectId, username: s.username, message: m })
-      done(null)
+      reach.ready(s.projectId, s.reach.write, 'write').then(() => controlsMessage(s, packet, payload, done), (err) => done(err as Error))
     },
     authorizeForward: (client, packet) => {
       const s = (client as LintelClient).lintel
@@ -322,6 +335,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       // Clients first (closing a listener waits for its open connections), then listeners.
       await new Promise<void>((resolve) => broker.close(() => resolve()))
       backends?.disconnect()
+      tagCache.close()
       await listeners.close()
       controls.complete()
     },

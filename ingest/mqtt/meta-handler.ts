@@ -22,23 +22,26 @@ export class MetaMessages {
     const { entity, tags: incoming, modes, datapoints, createIfMissing } = parsed.command
     const projectId = session.projectId
     const filter = session.reach.write
+    await this.reach.ready(projectId, filter, 'write')
     if (entity.type === 'device' ? !filter.all : !this.reach.allows(projectId, filter, entity.id, 'write')) {
       return { applied: false, reason: `outside the account's write grant: ${entity.type} '${entity.id}'`, outsideGrant: true }
     }
     const applied = await this.catalog.transaction(async (tx) => {
       const tags = tx.entityTags
       const id = await tags.entity(projectId, entity.type, entity.id, createIfMissing)
-      if (id === undefined) return false
+      if (id === undefined) return undefined
       const current = await tags.tags(entity.type, id)
       const next = applyTagModes(current, incoming, modes)
       // Only keys this message actually set carry its source.
       const touched = incoming.filter((t) => next[t.key] === t.value).map((t) => t.key)
       await tags.replaceTags(entity.type, id, next, touched, entity.source ?? null)
       if (entity.type === 'device' && datapoints) await tags.linkDatapoints(projectId, id, datapoints)
-      return true
+      return { id, tags: next }
     })
     if (!applied) return { applied: false, reason: `unknown ${entity.type} '${entity.id}'`, outsideGrant: false }
-    if (entity.type === 'datapoint') this.reach.forget(projectId, entity.id)
+    // Committed: the reach cache has it before the message is acknowledged (the catalog's
+    // change reaches the other brokers).
+    if (entity.type === 'datapoint') this.reach.changed(projectId, applied.id, entity.id, applied.tags)
     return { applied: true, entity }
   }
 }

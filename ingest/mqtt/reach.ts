@@ -5,14 +5,12 @@
 // (api/permissions.ts canAccessDatapoint), handed in by the composition root, so that one
 // function decides for HTTP and MQTT alike.
 //
-// Tag-based TagAuths need the datapoint's current tags: they are read from the catalog and
-// cached for TAGS_TTL_MS (a tag change through META drops the entry at once; one through the
-// API applies within that time).
-import { LRUCache } from 'lru-cache'
-import type { Catalog } from '../../catalog/index.ts'
-import type { SyncDatapointTags } from '../../catalog/port.ts'
+// Tag-based TagAuths need the datapoint's current tags: they come from the per-project cache
+// (tag-cache.ts), which a caller loads with `ready` before it asks `allows` (synchronous, as
+// aedes' authorizeForward must be). A project not loaded then (evicted) is refused.
 import type { DatapointReach } from '../../catalog/mqtt-accounts.ts'
 import { parseLines } from '../../protocol/line-protocol.ts'
+import type { DatapointTagCache, Tags } from './tag-cache.ts'
 
 export type AccessMode = 'read' | 'write'
 
@@ -22,40 +20,34 @@ export type DatapointAccess = (filter: DatapointReach, dp: { dataPointID: string
 /** Without an injected matcher only the full reach admits anything (fail closed). */
 export const fullReachOnly: DatapointAccess = (filter) => filter.all
 
-export const TAGS_TTL_MS = 2000
 const NL = Buffer.from('\n')
+const NO_TAGS: Record<string, string> = Object.freeze({}) as Record<string, string>
 
 export class ReachCheck {
-  private readonly tags = new LRUCache<string, Record<string, string>>({ max: 100_000, ttl: TAGS_TTL_MS })
+  constructor (private readonly tags: DatapointTagCache, private readonly access: DatapointAccess = fullReachOnly) {}
 
-  private readonly tagsNow: SyncDatapointTags['datapointTagsNow']
-
-  constructor (catalog: Catalog, private readonly access: DatapointAccess = fullReachOnly) {
-    // aedes asks authorizeForward synchronously: the tags are read through the adapter's
-    // synchronous capability (catalog/port.ts SyncDatapointTags), not the Promise port.
-    const sync = catalog as Catalog & Partial<SyncDatapointTags>
-    if (typeof sync.datapointTagsNow !== 'function') throw new Error('The MQTT reach check needs a catalog adapter that reads datapoint tags synchronously (SyncDatapointTags)')
-    this.tagsNow = sync.datapointTagsNow.bind(sync)
+  /** Resolves when `allows` can answer for the project's datapoints without the catalog. */
+  async ready(projectId: number, filter: DatapointReach, mode: AccessMode): Promise<void> {
+    if (needsTags(filter, mode)) await this.tags.load(projectId)
   }
 
   allows(projectId: number, filter: DatapointReach, dataPointID: string, mode: AccessMode): boolean {
     if (filter.all) return true
     if (filter.auths.length === 0) return false
-    const needsTags = filter.auths.some((a) => a[mode] && a.key !== 'dataPointID')
-    return this.access(filter, { dataPointID, tags: needsTags ? this.tagsOf(projectId, dataPointID) : {} }, mode)
+    if (!needsTags(filter, mode)) return this.access(filter, { dataPointID, tags: NO_TAGS }, mode)
+    const tags = this.tags.peek(projectId, dataPointID)
+    return tags !== undefined && this.access(filter, { dataPointID, tags: tags as Record<string, string> }, mode)
   }
 
-  /** After a tag change of the datapoint (META). */
-  forget(projectId: number, dataPointID: string): void {
-    this.tags.delete(projectId + '\0' + dataPointID)
+  /** After a committed tag change of the datapoint made here (META): applied before the next check. */
+  changed(projectId: number, id: number, dataPointID: string, tags: Tags): void {
+    this.tags.set(projectId, id, dataPointID, tags)
   }
+}
 
-  private tagsOf(projectId: number, dataPointID: string): Record<string, string> {
-    const key = projectId + '\0' + dataPointID
-    let t = this.tags.get(key)
-    if (t === undefined) this.tags.set(key, t = this.tagsNow(projectId, dataPointID) ?? {})
-    return t
-  }
+/** Whether any TagAuth of the filter that grants the mode matches on a tag (not the dataPointID). */
+function needsTags(filter: DatapointReach, mode: AccessMode): boolean {
+  return !filter.all && filter.auths.some((a) => a[mode] && a.key !== 'dataPointID')
 }
 
 /**

@@ -40,6 +40,7 @@ export class TimeseriesMessages {
     let firstOutside = ''
     let firstBad = ''
     const filter = session.reach.write
+    await this.reach.ready(session.projectId, filter, 'write')
     const { bad } = parseLines(payload, {
       observation: (id, time, value, tags) => {
         if (!this.reach.allows(session.projectId, filter, id, 'write')) {

@@ -2,7 +2,9 @@
 // against the port, so every adapter (SQLite now, PostgreSQL with issue 17) runs it unchanged
 // through its own *.test.ts. `open` gives a fresh, empty catalog per test.
 import type { Test } from 'tap'
-import type { CatalogPort } from '../../catalog/port.ts'
+import type { CatalogPort, ChangePayload } from '../../catalog/port.ts'
+import { DATAPOINT_TAGS } from '../../catalog/changes.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 /** Matches a typed catalog error by its HTTP status (core/errors.ts). */
 const E = (status: number): Error => ({ status }) as unknown as Error
@@ -174,6 +176,31 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.same(await c.datapoints.removeSomeOfProject(project.id, 1), [all[0].id])
     t.same(await c.datapoints.removeSomeOfProject(project.id, 5), [all[1].id])
     t.same(await c.datapoints.removeSomeOfProject(project.id, 5), [])
+  })
+
+  t.test('datapoint tags: by id, tagged of a project, each change announced after the commit', async (t) => {
+    const { c, project } = await seeded(t, open)
+    const heard: ChangePayload[] = []
+    c.changes.subscribe(DATAPOINT_TAGS, (p) => heard.push(p))
+    const ids = await c.datapoints.ensure(project.id, ['a', 'b', 'c'])
+    const [a, b, x] = ['a', 'b', 'c'].map((k) => ids.get(k)!)
+    await c.datapoints.setTag(a, 'room', 'A')
+    await waitFor(() => heard.length === 1, { what: 'the first announcement' })
+    await c.transaction(async (tx) => {
+      await tx.entityTags.replaceTags('datapoint', b, { room: 'B', unit: 'K' }, ['room', 'unit'], 'edge')
+      await tx.entityTags.replaceTags('device', (await tx.entityTags.entity(project.id, 'device', 'gw', true))!, { k: 'v' }, ['k'], 'edge')
+      t.equal(heard.length, 1, 'held back until the commit')
+    })
+    await t.rejects(c.transaction(async (tx) => { await tx.datapoints.setTag(x, 'room', 'X'); throw new Error('undo') }))
+    t.match(await c.datapoints.byId(b), { id: b, project_id: project.id, dataPointID: 'b', tags: { room: 'B', unit: 'K' } })
+    t.equal(await c.datapoints.byId(999999), undefined)
+    t.same((await c.datapoints.taggedOfProject(project.id)).sort((p, q) => p.id - q.id), [
+      { id: a, dataPointID: 'a', tags: { room: 'A' } }, { id: b, dataPointID: 'b', tags: { room: 'B', unit: 'K' } },
+    ], 'only the tagged ones')
+    await c.datapoints.remove([a])
+    t.same(await c.datapoints.removeSomeOfProject(project.id, 10), [b, x])
+    await waitFor(() => heard.length >= 4, { what: 'the announcements' })
+    t.same(heard, [{ datapoint: a }, { datapoint: b }, { datapoint: a }, { project: project.id }], 'no device, no rolled-back change')
   })
 
   t.test('MQTT accounts: unique usernames, reach, expiry, update, delete', async (t) => {

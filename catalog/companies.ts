@@ -3,6 +3,9 @@ import { statements, type Db } from './db.ts'
 import { ConflictError, NotFoundError } from '../core/errors.ts'
 import type { Company } from './types.ts'
 
+/** The 409 of a company name in use (both adapters). */
+export const companyTaken = (name: string) => new ConflictError(`Company '${name}' already exists`)
+
 export class Companies {
   private readonly sql: ReturnType<typeof statements>
 
@@ -12,7 +15,7 @@ export class Companies {
 
   create(name: string, description = ''): Company {
     if (this.sql('SELECT 1 FROM companies WHERE name = ?').get(name)) {
-      throw new ConflictError(`Company '${name}' already exists`)
+      throw companyTaken(name)
     }
     const { lastInsertRowid } = this.db
       .prepare('INSERT INTO companies (name, description, created_at) VALUES (?, ?, ?)')
@@ -42,7 +45,7 @@ export class Companies {
     const current = this.get(id)
     const name = fields.name ?? current.name
     const description = fields.description ?? current.description
-    if (name !== current.name && this.findByName(name)) throw new ConflictError(`Company '${name}' already exists`)
+    if (name !== current.name && this.findByName(name)) throw companyTaken(name)
     this.sql('UPDATE companies SET name = ?, description = ? WHERE id = ?').run(name, description, id)
     return { id, name, description }
   }

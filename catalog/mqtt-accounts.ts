@@ -60,6 +60,9 @@ export function withReach(row: MqttAccountRow & ReachRow): MqttAccountWithReach 
   return { ...account, reach, session_scope: session_scope ?? `account-${account.id}` }
 }
 
+/** The 409 of an MQTT username in use (both adapters). */
+export const usernameTaken = (username: string) => new ConflictError(`An MQTT account with username '${username}' already exists`)
+
 export class MqttAccounts {
   private readonly sql: ReturnType<typeof statements>
 
@@ -71,7 +74,7 @@ export class MqttAccounts {
     return this.db.transaction(() => {
       this.removeExpired() // an expired account's username is free again
       if (this.sql('SELECT 1 FROM mqtt_accounts WHERE username = ?').get(a.username)) {
-        throw new ConflictError(`An MQTT account with username '${a.username}' already exists`)
+        throw usernameTaken(a.username)
       }
       const id = Number(this.sql('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?)')
         .run(projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil).lastInsertRowid)

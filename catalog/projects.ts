@@ -23,6 +23,9 @@ export function assertMqttSettings(f: MqttSettings): void {
   if (f.samplingN !== undefined && !(Number.isInteger(f.samplingN) && f.samplingN >= 1)) throw new InvalidInputError(`sampling N must be a positive integer, got ${f.samplingN}`)
 }
 
+/** The 409 of a project handle in use (both adapters). */
+export const handleTaken = (handle: string) => new ConflictError(`The project handle '${handle}' is taken`)
+
 export class Projects {
   private readonly sql: ReturnType<typeof statements>
 
@@ -85,7 +88,7 @@ export class Projects {
     const cur = this.settings(id)
     assertMqttSettings(f)
     if (f.handle !== undefined && f.handle !== cur.project_handle && this.sql('SELECT 1 FROM projects WHERE project_handle = ?').get(f.handle)) {
-      throw new ConflictError(`The project handle '${f.handle}' is taken`)
+      throw handleTaken(f.handle)
     }
     this.db.transaction(() => {
       this.sql('UPDATE projects SET load_balancing_group = ?, project_handle = ?, hash_id_length = ?, sampling_n = ? WHERE id = ?')

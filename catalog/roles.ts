@@ -18,6 +18,9 @@ export interface RoleInput {
 /** The admin TagAuth of a project: every datapoint has a dataPointID, so `*` matches all. */
 export const ALL_DATAPOINTS: TagAuthInput = { key: 'dataPointID', value: '*', read: true, write: true }
 
+/** The 409 of a role name in use in its scope (both adapters). */
+export const roleNameTaken = (name: string) => new ConflictError(`A role named '${name}' already exists`)
+
 export class Roles {
   private readonly sql: ReturnType<typeof statements>
 
@@ -120,7 +123,7 @@ export class Roles {
   private assertNameFree(companyId: number, projectId: number | null, name: string): void {
     if (this.sql('SELECT 1 FROM roles WHERE company_id = ? AND IFNULL(project_id, 0) = ? AND name = ?')
       .get(companyId, projectId ?? 0, name)) {
-      throw new ConflictError(`A role named '${name}' already exists`)
+      throw roleNameTaken(name)
     }
   }
 

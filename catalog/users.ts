@@ -7,6 +7,9 @@ const COLUMNS = 'id, company_id, email, first_name AS firstName, last_name AS la
 
 export interface NewUser { email: string; firstName: string; lastName: string; password: string }
 
+/** The 409 of an email in use (both adapters). */
+export const emailTaken = (email: string) => new ConflictError(`A user with email '${email}' already exists`)
+
 export class Users {
   private readonly sql: ReturnType<typeof statements>
 
@@ -70,7 +73,7 @@ export class Users {
 
   private assertEmailFree(email: string): void {
     if (this.sql('SELECT 1 FROM users WHERE email = ?').get(email)) {
-      throw new ConflictError(`A user with email '${email}' already exists`)
+      throw emailTaken(email)
     }
   }
 }

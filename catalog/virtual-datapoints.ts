@@ -28,6 +28,9 @@ export const toVdp = (r: VdpRow): VdpRecord => ({
 /** Nanoseconds since the epoch as text (the spec's `ts`), from the millisecond clock. */
 export const nowNs = (ms: number): string => (BigInt(ms) * 1_000_000n).toString()
 
+/** The 409 of a virtual datapoint identifier in use (both adapters). */
+export const vdpExists = (projectId: number, dataPointID: string) => new ConflictError(`A virtual datapoint '${dataPointID}' already exists in project ${projectId}`)
+
 export class VirtualDatapoints {
   private readonly sql: ReturnType<typeof statements>
 
@@ -38,7 +41,7 @@ export class VirtualDatapoints {
   create(projectId: number, v: { dataPointID: string; type: string; description: string; pins: object; parameters: object; status_code: number }, message: string): VdpRecord {
     const problem = identifierProblem(v.dataPointID)
     if (problem) throw new InvalidInputError(`Refused: ${problem}`)
-    if (this.find(projectId, v.dataPointID)) throw new ConflictError(`A virtual datapoint '${v.dataPointID}' already exists in project ${projectId}`)
+    if (this.find(projectId, v.dataPointID)) throw vdpExists(projectId, v.dataPointID)
     return this.db.transaction(() => {
       const id = Number(this.sql('INSERT INTO virtual_datapoints (project_id, datapoint_id, type, description, pins, parameters, status_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
         .run(projectId, v.dataPointID, v.type, v.description, JSON.stringify(v.pins), JSON.stringify(v.parameters), v.status_code, this.now()).lastInsertRowid)

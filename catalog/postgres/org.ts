@@ -3,17 +3,18 @@
 // holds both), written async over `Sql`; rules, texts and row mappers are the SQLite
 // modules' own, imported. Several statements that must hold together run in `sql.atomic`.
 import { createHash, randomBytes } from 'node:crypto'
-import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { companyTaken } from '../companies.ts'
 import { hashId } from '../hash-id.ts'
-import { FULL_REACH, withReach, type MqttAccountInput, type MqttAccountRow, type MqttReach, type MqttRights, type ReachRow } from '../mqtt-accounts.ts'
+import { FULL_REACH, usernameTaken, withReach, type MqttAccountInput, type MqttAccountRow, type MqttReach, type MqttRights, type ReachRow } from '../mqtt-accounts.ts'
 import { hashPassword } from '../passwords.ts'
 import type { CompaniesPort, MqttAccountsPort, ProjectsPort, RolesPort, TokensPort, UsersPort } from '../port.ts'
-import { assertMqttSettings, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
-import { ALL_DATAPOINTS, ROLE_ENDPOINTS, ROLE_TAG_AUTHS, toRole, type RoleInput, type RoleRow, type TagAuthRow } from '../roles.ts'
+import { assertMqttSettings, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
+import { ALL_DATAPOINTS, ROLE_ENDPOINTS, ROLE_TAG_AUTHS, roleNameTaken, toRole, type RoleInput, type RoleRow, type TagAuthRow } from '../roles.ts'
 import type { IssuedToken } from '../tokens.ts'
 import type { AdminEndpoints, Company, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from '../types.ts'
-import type { NewUser } from '../users.ts'
-import type { Sql } from './sql.ts'
+import { emailTaken, type NewUser } from '../users.ts'
+import { conflictsAs, type Sql } from './sql.ts'
 
 const companyNotFound = (id: number) => new NotFoundError(`Company ${id} not found`)
 
@@ -21,13 +22,13 @@ export function companies(sql: Sql): CompaniesPort {
   const findByName = (name: string) => sql.one<Company>('SELECT id, name, description FROM companies WHERE name = ?', name)
   const get = async (id: number) => (await sql.one<Company>('SELECT id, name, description FROM companies WHERE id = ?', id)) ?? Promise.reject(companyNotFound(id))
   return {
-    create: (name, description = '') => sql.atomic(async (q) => {
-      if (await q.one('SELECT 1 FROM companies WHERE name = ?', name)) throw new ConflictError(`Company '${name}' already exists`)
+    create: (name, description = '') => conflictsAs(sql.atomic(async (q) => {
+      if (await q.one('SELECT 1 FROM companies WHERE name = ?', name)) throw companyTaken(name)
       const id = (await q.value<number>('INSERT INTO companies (name, description, created_at) VALUES (?, ?, ?) RETURNING id', name, description, Date.now()))!
       // Rule 6: every company gets an `admin` role with all permissions of its scope.
       await q.run('INSERT INTO roles (company_id, project_id, name, description, is_admin) VALUES (?, NULL, ?, ?, 1)', id, 'admin', 'All permissions of the company')
       return { id, name, description }
-    }),
+    }), { companies_name_key: () => companyTaken(name) }),
     get,
     findByName,
     list: () => sql.rows<Company>('SELECT id, name, description FROM companies ORDER BY id'),
@@ -35,8 +36,8 @@ export function companies(sql: Sql): CompaniesPort {
       const current = await get(id)
       const name = fields.name ?? current.name
       const description = fields.description ?? current.description
-      if (name !== current.name && await findByName(name)) throw new ConflictError(`Company '${name}' already exists`)
-      await sql.run('UPDATE companies SET name = ?, description = ? WHERE id = ?', name, description, id)
+      if (name !== current.name && await findByName(name)) throw companyTaken(name)
+      await conflictsAs(sql.run('UPDATE companies SET name = ?, description = ? WHERE id = ?', name, description, id), { companies_name_key: () => companyTaken(name) })
       return { id, name, description }
     },
     delete: async (id) => {
@@ -57,8 +58,8 @@ export function users(sql: Sql): UsersPort {
   return {
     create: async (companyId, u) => {
       await assertEmailFree(sql, u.email)
-      const id = (await sql.value<number>('INSERT INTO users (company_id, email, first_name, last_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
-        companyId, u.email, u.firstName, u.lastName, hashPassword(u.password), Date.now()))!
+      const id = (await conflictsAs(sql.value<number>('INSERT INTO users (company_id, email, first_name, last_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
+        companyId, u.email, u.firstName, u.lastName, hashPassword(u.password), Date.now()), { users_email: () => emailTaken(u.email) }))!
       return get(id)
     },
     get,
@@ -70,7 +71,8 @@ export function users(sql: Sql): UsersPort {
     update: (id, f: Partial<NewUser>) => sql.atomic(async (q) => {
       const cur = await users(q).get(id)
       if (f.email !== undefined && f.email.toLowerCase() !== cur.email.toLowerCase()) await assertEmailFree(q, f.email)
-      await q.run('UPDATE users SET email = ?, first_name = ?, last_name = ? WHERE id = ?', f.email ?? cur.email, f.firstName ?? cur.firstName, f.lastName ?? cur.lastName, id)
+      await conflictsAs(q.run('UPDATE users SET email = ?, first_name = ?, last_name = ? WHERE id = ?', f.email ?? cur.email, f.firstName ?? cur.firstName, f.lastName ?? cur.lastName, id),
+        { users_email: () => emailTaken(f.email!) })
       if (f.password !== undefined) {
         await q.run('UPDATE users SET password_hash = ? WHERE id = ?', hashPassword(f.password), id)
         await q.run('DELETE FROM tokens WHERE user_id = ?', id) // a new password ends the sessions of the old one
@@ -86,7 +88,7 @@ export function users(sql: Sql): UsersPort {
 }
 
 async function assertEmailFree(q: Sql, email: string): Promise<void> {
-  if (await q.one('SELECT 1 FROM users WHERE lower(email) = lower(?)', email)) throw new ConflictError(`A user with email '${email}' already exists`)
+  if (await q.one('SELECT 1 FROM users WHERE lower(email) = lower(?)', email)) throw emailTaken(email)
 }
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('base64url')
@@ -121,7 +123,7 @@ export function roles(sql: Sql, adminEndpoints: AdminEndpoints): RolesPort {
   const assertNotAdmin = (r: RoleRow) => { if (r.is_admin) throw new InvalidInputError('The admin role cannot be changed or deleted') }
   const assertNameFree = async (q: Sql, companyId: number, projectId: number | null, name: string) => {
     if (await q.one('SELECT 1 FROM roles WHERE company_id = ? AND COALESCE(project_id, 0) = ? AND name = ?', companyId, projectId ?? 0, name)) {
-      throw new ConflictError(`A role named '${name}' already exists`)
+      throw roleNameTaken(name)
     }
   }
   const setEndpoints = async (q: Sql, roleId: number, endpoints: number[]) => {
@@ -133,8 +135,8 @@ export function roles(sql: Sql, adminEndpoints: AdminEndpoints): RolesPort {
   return {
     create: (companyId, projectId, r: RoleInput, isAdmin = false) => sql.atomic(async (q) => {
       await assertNameFree(q, companyId, projectId, r.name)
-      const id = (await q.value<number>('INSERT INTO roles (company_id, project_id, name, description, is_admin) VALUES (?, ?, ?, ?, ?) RETURNING id',
-        companyId, projectId, r.name, r.description ?? '', isAdmin ? 1 : 0))!
+      const id = (await conflictsAs(q.value<number>('INSERT INTO roles (company_id, project_id, name, description, is_admin) VALUES (?, ?, ?, ?, ?) RETURNING id',
+        companyId, projectId, r.name, r.description ?? '', isAdmin ? 1 : 0), { roles_name: () => roleNameTaken(r.name) }))!
       await setEndpoints(q, id, r.authed_endpoints ?? [])
       for (const t of r.authed_tags ?? []) await insertTagAuth(q, id, t)
       return roles(q, adminEndpoints).get(id)
@@ -153,7 +155,7 @@ export function roles(sql: Sql, adminEndpoints: AdminEndpoints): RolesPort {
       const r = await rowIn(q, id)
       assertNotAdmin(r)
       if (f.name !== undefined && f.name !== r.name) await assertNameFree(q, r.company_id, r.project_id, f.name)
-      await q.run('UPDATE roles SET name = ?, description = ? WHERE id = ?', f.name ?? r.name, f.description ?? r.description, id)
+      await conflictsAs(q.run('UPDATE roles SET name = ?, description = ? WHERE id = ?', f.name ?? r.name, f.description ?? r.description, id), { roles_name: () => roleNameTaken(f.name!) })
       if (f.authed_endpoints) await setEndpoints(q, id, f.authed_endpoints)
       if (f.authed_tags) {
         await q.run('DELETE FROM tag_auths WHERE role_id = ?', id)
@@ -213,9 +215,9 @@ export function projects(sql: Sql, adminEndpoints: AdminEndpoints, vdpEnabledByD
       const cur = await settings(id)
       assertMqttSettings(f)
       if (f.handle !== undefined && f.handle !== cur.project_handle && await sql.one('SELECT 1 FROM projects WHERE project_handle = ?', f.handle)) {
-        throw new ConflictError(`The project handle '${f.handle}' is taken`)
+        throw handleTaken(f.handle)
       }
-      await sql.atomic(async (q) => {
+      await conflictsAs(sql.atomic(async (q) => {
         await q.run('UPDATE projects SET load_balancing_group = ?, project_handle = ?, hash_id_length = ?, sampling_n = ? WHERE id = ?',
           f.group ?? cur.load_balancing_group, f.handle ?? cur.project_handle, f.hashIdLength ?? cur.hash_id_length, f.samplingN ?? cur.sampling_n, id)
         if (f.hashIdLength !== undefined && f.hashIdLength !== cur.hash_id_length) {
@@ -223,7 +225,7 @@ export function projects(sql: Sql, adminEndpoints: AdminEndpoints, vdpEnabledByD
             await q.run('UPDATE datapoints SET hash_id = ? WHERE id = ?', hashId(dp.datapoint_id, f.hashIdLength), dp.id)
           }
         }
-      })
+      }), { projects_project_handle_key: () => handleTaken(f.handle!) })
       return settings(id)
     },
     listByCompany: (companyId) => sql.rows<Project>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE company_id = ? ORDER BY id`, companyId),
@@ -252,14 +254,14 @@ export function mqttAccounts(sql: Sql, now: () => number = Date.now): MqttAccoun
     ON CONFLICT (account_id) DO UPDATE SET write_filter = excluded.write_filter, read_filter = excluded.read_filter`,
   id, randomBytes(12).toString('hex'), JSON.stringify(reach.write), JSON.stringify(reach.read))
   return {
-    create: (projectId, a: MqttAccountInput) => sql.atomic(async (q) => {
+    create: (projectId, a: MqttAccountInput) => conflictsAs(sql.atomic(async (q) => {
       await removeExpired(q) // an expired account's username is free again
-      if (await q.one('SELECT 1 FROM mqtt_accounts WHERE username = ?', a.username)) throw new ConflictError(`An MQTT account with username '${a.username}' already exists`)
+      if (await q.one('SELECT 1 FROM mqtt_accounts WHERE username = ?', a.username)) throw usernameTaken(a.username)
       const id = (await q.value<number>('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
         projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil))!
       await putReach(q, id, a.reach ?? FULL_REACH)
       return get(q, projectId, id)
-    }),
+    }), { mqtt_accounts_username_key: () => usernameTaken(a.username) }),
     get: (projectId, id) => get(sql, projectId, id),
     list: (projectId) => sql.rows<MqttAccountRow>(`SELECT * FROM mqtt_accounts WHERE project_id = ? AND ${VALID} ORDER BY id`, projectId, now()),
     findValid: async (username) => {

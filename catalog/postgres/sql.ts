@@ -18,6 +18,21 @@ export function numbered(text: string): string {
   return text.replace(/'(?:[^']|'')*'|\?/g, (m) => (m === '?' ? `$${++n}` : m))
 }
 
+/**
+ * `p`, with a unique-key clash (SQLSTATE 23505: another writer, maybe on another node,
+ * inserted the same key between the check and the insert) turned into the typed 409 that
+ * `conflicts` names for the constraint: what the SQLite adapter, with one writer, answers.
+ */
+export async function conflictsAs<T>(p: Promise<T>, conflicts: Record<string, () => Error>): Promise<T> {
+  try {
+    return await p
+  } catch (err) {
+    const e = err as { code?: string; constraint?: string }
+    const conflict = e.code === '23505' && e.constraint !== undefined ? conflicts[e.constraint] : undefined
+    throw conflict ? conflict() : err
+  }
+}
+
 export interface Sql {
   rows<T>(text: string, ...params: unknown[]): Promise<T[]>
   one<T>(text: string, ...params: unknown[]): Promise<T | undefined>

@@ -21,6 +21,7 @@ import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
+import { loadComponentLibrary } from '../engine/analytics/library.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
@@ -96,6 +97,8 @@ export async function start(config: Config, seams: StartSeams = {}) {
 async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
+  // The component library first: a broken file stops the start with one line, before anything opens.
+  const library = loadComponentLibrary(config.componentsDir)
   const catalog = Catalog.open(config.dataDir, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled })
   const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
@@ -194,7 +197,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
     app = await buildApp({
-      catalog, store, ingest, logger, spoolDir,
+      catalog, store, ingest, logger, spoolDir, library,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),

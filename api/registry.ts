@@ -97,6 +97,11 @@ export const endpoints: readonly Endpoint[] = [
   e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
   e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
   e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
+  // Component library (spec 3 "Component models", issue 12): block 110-112. Global reference
+  // data, the same for every company: User scope (any authenticated user, no grant).
+  e(110, 'GET', '/v2/components', 'User', 'The abstract components of the library'),
+  e(111, 'GET', '/v2/component/{component_id}/pins', 'User', 'The pin placeholders of an abstract component, with their L1-L5 attributes'),
+  e(112, 'GET', '/v2/component/{component_id}/attributeDefinitions', 'User', 'The attribute definitions of an abstract component'),
   // Setpoints (issue 11): block 140-149
   e(140, 'PUT', '/v2/datapoint', 'Project', 'Set the write bounds of a datapoint'),
   e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),

@@ -14,6 +14,8 @@
 import type { Db } from './db.ts'
 import { openCatalogDb } from './db.ts'
 import { Alerts } from './alerts.ts'
+import { Analytics } from './analytics.ts'
+import { ComponentsInProject } from './components-in-project.ts'
 import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
@@ -53,6 +55,8 @@ interface Repositories {
   seriesTags: SeriesTags
   alerts: Alerts
   setpoints: Setpoints
+  componentsInProject: ComponentsInProject
+  analytics: Analytics
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -117,6 +121,8 @@ function ports(repos: Repositories, run: Run) {
     seriesTags: promised(repos.seriesTags, run),
     alerts: promised(repos.alerts, run),
     setpoints: promised(repos.setpoints, run),
+    componentsInProject: promised(repos.componentsInProject, run),
+    analytics: promised(repos.analytics, run),
   }
 }
 
@@ -136,6 +142,8 @@ abstract class PortBase implements CatalogPort {
   abstract readonly seriesTags: CatalogPort['seriesTags']
   abstract readonly alerts: CatalogPort['alerts']
   abstract readonly setpoints: CatalogPort['setpoints']
+  abstract readonly componentsInProject: CatalogPort['componentsInProject']
+  abstract readonly analytics: CatalogPort['analytics']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
@@ -155,7 +163,7 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
   private ended = false
 
   constructor (private readonly db: Db, private readonly repos: Repositories, private readonly depth: number) {
@@ -169,6 +177,7 @@ class TxPort extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
   }
 
   end(): void { this.ended = true }
@@ -200,7 +209,7 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase implements SyncDatapointTags {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
   private readonly repos: Repositories
   private readonly gate = new Gate()
 
@@ -215,6 +224,7 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
       tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
       files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
+      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
@@ -225,6 +235,7 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
   }
 
   /** @internal see sqliteConnectionForTests */

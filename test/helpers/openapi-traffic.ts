@@ -57,6 +57,13 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(6, 'POST', '/v2/auth/token', { who: { bearer: token }, body: {} })
   await ok(7, 'DELETE', '/v2/auth/token', { who: { bearer: token } })
   await bad(7, 'DELETE', '/v2/auth/token', { who: { bearer: token } })
+  // The component library (110-112): global, User scope.
+  await ok(110, 'GET', '/v2/components')
+  await bad(110, 'GET', '/v2/components', { who: null })
+  await ok(111, 'GET', '/v2/component/5/pins')
+  await bad(111, 'GET', '/v2/component/999/pins')
+  await ok(112, 'GET', '/v2/component/5/attributeDefinitions')
+  await bad(112, 'GET', '/v2/component/x/attributeDefinitions')
 
   // Company scope.
   const company = (await ok(10, 'GET', '/v2/company')).body.company.id as number

@@ -26,6 +26,7 @@ import { vdpRoutes } from './routes/virtual-datapoints.ts'
 import { alertRoutes, type AlertRunner } from './routes/alerts.ts'
 import { setpointRoutes } from './routes/setpoints.ts'
 import { componentRoutes } from './routes/components.ts'
+import { componentInProjectRoutes } from './routes/components-in-project.ts'
 import { loadComponentLibrary, type ComponentLibrary } from '../engine/analytics/library.ts'
 import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
@@ -134,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   const library = deps.library ?? loadComponentLibrary()
   await app.register(componentRoutes, { ...ctx, library })
+  await app.register(componentInProjectRoutes, { ...ctx, library })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   if (documents) {

@@ -196,6 +196,35 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await ok(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
   await bad(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
 
+  // Mapped components (113-124): a heating circuit on the datapoint written above.
+  const cipId = (await ok(117, 'POST', `${p}/componentInProject`, { body: { component_id: 5, display_name: 'HC 1' } })).body.resource.id as number
+  await bad(117, 'POST', `${p}/componentInProject`, { body: { component_id: 999 } })
+  await ok(113, 'GET', `${p}/componentsInProject`)
+  await bad(113, 'GET', `${p}/componentsInProject`, { who: newbie })
+  await ok(114, 'GET', `${p}/componentInProject/${cipId}`)
+  await bad(114, 'GET', `${p}/componentInProject/999999`)
+  await ok(115, 'PUT', `${p}/componentInProject/${cipId}`, { body: { tags: { floor: '1' } } })
+  await bad(115, 'PUT', `${p}/componentInProject/${cipId}`, { body: { display_name: '' } })
+  const pinBody = { componentinproject_id: cipId, pins: [{ pin_alphanumeric_id: 'flow_temp', dataPointID: 'room A temp' }] }
+  await ok(118, 'POST', `${p}/componentInProject/pin/datapoint`, { body: pinBody })
+  await bad(118, 'POST', `${p}/componentInProject/pin/datapoint`, { body: pinBody })
+  await ok(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: pinBody })
+  await bad(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: { ...pinBody, pins: [{ pin_alphanumeric_id: 'co2', dataPointID: 'room A temp' }] } })
+  await ok(124, 'GET', `${p}/componentInProject/${cipId}/suggestions`)
+  await bad(124, 'GET', `${p}/componentInProject/${cipId}/suggestions?limit=0`)
+  const attrBody = { componentinproject_id: cipId, attributes: [{ key: 'design_outdoor_temp', value: '-12' }] }
+  await ok(121, 'POST', `${p}/componentInProject/attribute`, { body: attrBody })
+  await bad(121, 'POST', `${p}/componentInProject/attribute`, { body: attrBody })
+  await ok(122, 'PUT', `${p}/componentInProject/attribute`, { body: attrBody })
+  await bad(122, 'PUT', `${p}/componentInProject/attribute`, { body: { ...attrBody, attributes: [{ key: 'design_outdoor_temp', value: 'cold' }] } })
+  await ok(123, 'DELETE', `${p}/componentInProject/attribute?componentinproject_id=${cipId}&key=design_outdoor_temp`)
+  await bad(123, 'DELETE', `${p}/componentInProject/attribute?componentinproject_id=${cipId}&key=design_outdoor_temp`)
+  await ok(120, 'DELETE', `${p}/componentInProject/pin/datapoint?componentinproject_id=${cipId}&pin_alphanumeric_id=flow_temp`)
+  await bad(120, 'DELETE', `${p}/componentInProject/pin/datapoint?componentinproject_id=${cipId}&pin_alphanumeric_id=flow_temp`)
+  const spareCip = (await ok(117, 'POST', `${p}/componentInProject`, { body: { component_id: 6 } })).body.resource.id as number
+  await ok(116, 'DELETE', `${p}/componentInProject/${spareCip}`)
+  await bad(116, 'DELETE', `${p}/componentInProject/${spareCip}`)
+
   // Setpoints (140-143); a successful write needs the operator's enabling and a writable point.
   const sp = `project_id=${pid}&dataPointID=${encodeURIComponent('room A temp')}`
   if (hooks.setpointsReady) {

@@ -27,6 +27,8 @@ import { alertRoutes, type AlertRunner } from './routes/alerts.ts'
 import { setpointRoutes } from './routes/setpoints.ts'
 import { componentRoutes } from './routes/components.ts'
 import { componentInProjectRoutes } from './routes/components-in-project.ts'
+import { analyticsRoutes } from './routes/analytics.ts'
+import { AnalyticsService } from '../engine/analytics/service.ts'
 import { loadComponentLibrary, type ComponentLibrary } from '../engine/analytics/library.ts'
 import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
@@ -74,6 +76,8 @@ export interface AppDeps {
   loginThrottle?: LoginThrottle | LoginThrottleOptions
   /** The component library (engine/analytics/library.ts); default: data/components, loaded now. */
   library?: ComponentLibrary
+  /** Runs analysis instances (engine/analytics/service.ts); default: one over this catalog and store. */
+  analytics?: AnalyticsService
   /** The company and project file spaces (engine/blobs); without it their routes are not served. */
   documents?: Documents
 }
@@ -136,6 +140,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const library = deps.library ?? loadComponentLibrary()
   await app.register(componentRoutes, { ...ctx, library })
   await app.register(componentInProjectRoutes, { ...ctx, library })
+  const analytics = deps.analytics ?? new AnalyticsService({ catalog: deps.catalog, store: deps.store, library })
+  await app.register(analyticsRoutes, { ...ctx, library, analytics })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   if (documents) {

@@ -22,6 +22,7 @@ import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
 import { loadComponentLibrary } from '../engine/analytics/library.ts'
+import { AnalyticsService } from '../engine/analytics/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
@@ -149,6 +150,14 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }) })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
+  // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
+  // workers share it through the catalog's ledger: each week runs once).
+  const analytics = new AnalyticsService({ catalog, store: rawStore, library, worker: config.nodeId || `worker-${process.pid}`, log: logger.child({ component: 'analytics' }) })
+  if (roles.has('worker')) {
+    analytics.start()
+    closers.push(() => analytics.stop())
+  }
+
   let broker: Broker | undefined
   let caFile: string | undefined
   const resolver = new DatapointResolver(catalog)
@@ -197,7 +206,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
     app = await buildApp({
-      catalog, store, ingest, logger, spoolDir, library,
+      catalog, store, ingest, logger, spoolDir, library, analytics,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),

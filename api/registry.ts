@@ -115,6 +115,20 @@ export const endpoints: readonly Endpoint[] = [
   e(122, 'PUT', '/v2/project/{project_id}/componentInProject/attribute', 'Project', 'Set attributes, replacing existing values'),
   e(123, 'DELETE', '/v2/project/{project_id}/componentInProject/attribute', 'Project', 'Clear an attribute'),
   e(124, 'GET', '/v2/project/{project_id}/componentInProject/{componentinproject_id}/suggestions', 'Project', 'Datapoints of the project ranked per pin from their unit and name'),
+  // Analysis (spec 3 "Analysis", issue 12): block 150-169. Routes under /v2/analytics take the
+  // project as the query parameter project_id; the function list is global (User scope).
+  e(150, 'GET', '/v2/analytics/functions', 'User', 'The analysis functions, optionally those applicable to a component'),
+  e(151, 'POST', '/v2/analytics/instance', 'Project', 'Create an analysis instance: one per analysis function and mapped component'),
+  e(152, 'GET', '/v2/analytics/instance/{instance_id}', 'Project', 'Read an analysis instance'),
+  e(153, 'GET', '/v2/analytics/instances', 'Project', 'The analysis instances of the project'),
+  e(154, 'POST', '/v2/analytics/instance/{instance_id}/run', 'Project', 'Run an analysis instance on a time range [start, end): one new result'),
+  e(155, 'GET', '/v2/analytics/componentsInProject', 'Project', 'The latest result of every instance, grouped by mapped component'),
+  e(156, 'GET', '/v2/analytics/componentInProject/{componentinproject_id}/results', 'Project', 'A mapped component with its instances and all their results'),
+  e(157, 'GET', '/v2/analytics/results', 'Project', 'The most recent result of every instance in full, grouped by mapped component'),
+  e(158, 'GET', '/v2/analytics/instance/{instance_id}/results', 'Project', 'All results of an analysis instance'),
+  e(159, 'GET', '/v2/analytics/instance/{instance_id}/result/{result_id}', 'Project', 'A result in full, in English or German (result_language)'),
+  e(160, 'PUT', '/v2/analytics/instance/{instance_id}', 'Project', 'Change the name, description or enabling of an analysis instance'),
+  e(161, 'DELETE', '/v2/analytics/instance/{instance_id}', 'Project', 'Delete an analysis instance with its results'),
   // Setpoints (issue 11): block 140-149
   e(140, 'PUT', '/v2/datapoint', 'Project', 'Set the write bounds of a datapoint'),
   e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),

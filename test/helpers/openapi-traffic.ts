@@ -221,6 +221,34 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(123, 'DELETE', `${p}/componentInProject/attribute?componentinproject_id=${cipId}&key=design_outdoor_temp`)
   await ok(120, 'DELETE', `${p}/componentInProject/pin/datapoint?componentinproject_id=${cipId}&pin_alphanumeric_id=flow_temp`)
   await bad(120, 'DELETE', `${p}/componentInProject/pin/datapoint?componentinproject_id=${cipId}&pin_alphanumeric_id=flow_temp`)
+  // Analysis (150-161) on the heating circuit above (flow_temp mapped again for the curve).
+  await ok(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: { componentinproject_id: cipId, pins: [{ pin_alphanumeric_id: 'flow_temp', dataPointID: 'room A temp' }, { pin_alphanumeric_id: 'outdoor_temp', dataPointID: 'room A temp' }] } })
+  await ok(150, 'GET', '/v2/analytics/functions?component_alphanumeric_id=heating_circuit')
+  await bad(150, 'GET', '/v2/analytics/functions?component_alphanumeric_id=spaceship')
+  const aq = `project_id=${pid}`
+  const instanceBody = { analysisfunction_id: 2, componentinproject_id: cipId, name: 'Curve', description: 'weekly' }
+  const instanceId = (await ok(151, 'POST', `/v2/analytics/instance?${aq}`, { body: instanceBody })).body.resource.id as number
+  await bad(151, 'POST', `/v2/analytics/instance?${aq}`, { body: instanceBody })
+  await ok(152, 'GET', `/v2/analytics/instance/${instanceId}?${aq}`)
+  await bad(152, 'GET', `/v2/analytics/instance/999999?${aq}`)
+  await ok(153, 'GET', `/v2/analytics/instances?${aq}`)
+  await bad(153, 'GET', '/v2/analytics/instances')
+  const resultId = (await ok(154, 'POST', `/v2/analytics/instance/${instanceId}/run?${aq}&start=2024-01-01T00:00:00Z&end=2024-01-02T00:00:00Z`)).body.resource.result_id as string
+  await bad(154, 'POST', `/v2/analytics/instance/${instanceId}/run?${aq}&start=2024-01-02T00:00:00Z&end=2024-01-01T00:00:00Z`)
+  await ok(155, 'GET', `/v2/analytics/componentsInProject?${aq}`)
+  await bad(155, 'GET', '/v2/analytics/componentsInProject', { who: newbie })
+  await ok(156, 'GET', `/v2/analytics/componentInProject/${cipId}/results?${aq}`)
+  await bad(156, 'GET', `/v2/analytics/componentInProject/999999/results?${aq}`)
+  await ok(157, 'GET', `/v2/analytics/results?${aq}&result_language=de`)
+  await bad(157, 'GET', `/v2/analytics/results?${aq}&result_language=fr`)
+  await ok(158, 'GET', `/v2/analytics/instance/${instanceId}/results?${aq}`)
+  await bad(158, 'GET', `/v2/analytics/instance/999999/results?${aq}`)
+  await ok(159, 'GET', `/v2/analytics/instance/${instanceId}/result/${resultId}?${aq}&result_language=de`)
+  await bad(159, 'GET', `/v2/analytics/instance/${instanceId}/result/no-such-result?${aq}`)
+  await ok(160, 'PUT', `/v2/analytics/instance/${instanceId}?${aq}`, { body: { enabled: false } })
+  await bad(160, 'PUT', `/v2/analytics/instance/${instanceId}?${aq}`, { body: { enabled: 'no' } })
+  await ok(161, 'DELETE', `/v2/analytics/instance/${instanceId}?${aq}`)
+  await bad(161, 'DELETE', `/v2/analytics/instance/${instanceId}?${aq}`)
   const spareCip = (await ok(117, 'POST', `${p}/componentInProject`, { body: { component_id: 6 } })).body.resource.id as number
   await ok(116, 'DELETE', `${p}/componentInProject/${spareCip}`)
   await bad(116, 'DELETE', `${p}/componentInProject/${spareCip}`)

@@ -31,6 +31,12 @@ function words(d: SuggestInput): { tokens: Set<string>; text: string } {
   return { tokens: new Set(text.split(/[^a-z0-9äöüß]+/).filter((w) => w !== '')), text }
 }
 
+/** Words naming a medium; a name of the other medium than the pin's (L4_type) halves the score. */
+const MEDIA: Record<string, string[]> = {
+  water: ['water', 'wasser', 'hc', 'hk', 'heizkreis', 'boiler', 'kessel'],
+  air: ['air', 'luft', 'ahu', 'rlt', 'zuluft', 'abluft', 'aussenluft'],
+}
+
 /** Whether a keyword is in the name: a whole word, or (5 letters and more) inside a compound. */
 const found = (kw: string, w: { tokens: Set<string>; text: string }) => w.tokens.has(kw) || (kw.length >= 5 && w.text.includes(kw))
 
@@ -49,7 +55,15 @@ export function scorePin(pin: Pin, d: SuggestInput): Candidate {
   const typeP = pin.pin_attributes.find((a) => a.key === 'L4_type')?.probability ?? 1
   const nameScore = typeP * hits.length / pin.keywords.length
   if (hits.length > 0) reasons.push(`name has ${hits.join(', ')} (${hits.length} of ${pin.keywords.length} word groups)`)
-  return { dataPointID: d.dataPointID, score: Math.round((0.5 * unitScore + 0.5 * nameScore) * 1000) / 1000, unit, reasons }
+  let score = 0.5 * unitScore + 0.5 * nameScore
+  const medium = pin.pin_attributes.find((a) => a.key === 'L4_type')?.value.split('/')[1]
+  const other = medium === 'water' ? 'air' : medium === 'air' ? 'water' : undefined
+  const clash = other && MEDIA[other].find((kw) => [...w.tokens].some((tok) => tok.replace(/\d+$/, '') === kw))
+  if (clash) {
+    score /= 2
+    reasons.push(`name has ${clash}: ${other}, the pin is ${medium} (score halved)`)
+  }
+  return { dataPointID: d.dataPointID, score: Math.round(score * 1000) / 1000, unit, reasons }
 }
 
 /**

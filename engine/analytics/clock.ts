@@ -1,7 +1,7 @@
 // Local wall-clock time of a µs instant in an IANA time zone (DESIGN.md: project time zone,
 // default UTC), for occupancy schedules and calendar days. The zone offset is asked of
-// luxon once per hour of time and cached, so a year of 15-minute buckets costs ~8,800
-// offset look-ups, not 35,000 date objects.
+// luxon about twice per day of time (hourly on DST change days) and cached, so a year of
+// 15-minute buckets costs ~750 offset look-ups, not 35,000 date objects.
 import { IANAZone } from 'luxon'
 
 const HOUR = 3_600_000_000
@@ -28,12 +28,23 @@ export function isValidZone(zone: string): boolean {
 
 export function clock(zone: string): Clock {
   const z = IANAZone.create(zone)
-  const cache = new Map<number, number>()
+  // Per UTC day: one offset when the day starts and ends with the same offset (all days
+  // but the DST changes), else per hour (offsets change on the hour in practice).
+  const days = new Map<number, number | Map<number, number>>()
   const offsetMs = (time: number): number => {
+    const ms = Math.floor(time / 1000)
+    const d = Math.floor(ms / DAY_MS)
+    let o = days.get(d)
+    if (o === undefined) {
+      const a = z.offset(d * DAY_MS); const b = z.offset((d + 1) * DAY_MS - 1)
+      o = a === b ? a * 60_000 : new Map()
+      days.set(d, o)
+    }
+    if (typeof o === 'number') return o
     const h = Math.floor(time / HOUR)
-    let o = cache.get(h)
-    if (o === undefined) { o = z.offset(h * (HOUR / 1000)) * 60_000; cache.set(h, o) }
-    return o
+    let oh = o.get(h)
+    if (oh === undefined) { oh = z.offset(h * (HOUR / 1000)) * 60_000; o.set(h, oh) }
+    return oh
   }
   return {
     at(time) {

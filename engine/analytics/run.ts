@@ -100,7 +100,13 @@ export async function runAnalysis(input: RunInput): Promise<AnalysisResult> {
       return x
     },
     text: (key) => input.attributes[key],
-    mean: (pin, interval) => readSeries(input.store, series(pin), { agg: 'mean', start, end, interval }),
+    mean: async (pin, interval, opts) => {
+      const points = await readSeries(input.store, series(pin), { agg: 'mean', start, end, interval })
+      const first = Math.floor(start / interval) * interval
+      if (!opts?.hold || points[0]?.time === first) return points
+      const before = await readSeries(input.store, series(pin), { agg: 'last', before: start })
+      return before === undefined ? points : [{ time: first, value: before }, ...points]
+    },
     firstAt: (pin, at, within) => readSeries(input.store, series(pin), { agg: 'first', at, within }),
   }
   try {

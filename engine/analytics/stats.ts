@@ -72,9 +72,20 @@ export interface Step { time: number; duration: number; values: Array<number | u
  * step lasts until the next time in the union, the last one until `end`.
  */
 export function steps(signals: ReadonlyArray<readonly { time: number; value: number }[]>, end: number): Step[] {
-  const times = [...new Set(signals.flatMap((s) => s.map((p) => p.time)))].sort((a, b) => a - b)
+  let times: number[]
+  if (signals.length === 1) times = signals[0].map((p) => p.time)
+  else {
+    // Typed-array sort: numeric and far faster than Array#sort with a comparator.
+    const all = Float64Array.from(signals.flatMap((s) => s.map((p) => p.time))).sort()
+    times = []
+    for (let i = 0; i < all.length; i++) if (i === 0 || all[i] !== all[i - 1]) times.push(all[i])
+  }
   const held = signals.map((s) => holdAt(s, times))
-  return times.map((time, i) => ({ time, duration: (i + 1 < times.length ? times[i + 1] : end) - time, values: held.map((h) => h[i]) }))
+  const out: Step[] = new Array(times.length)
+  for (let i = 0; i < times.length; i++) {
+    out[i] = { time: times[i], duration: (i + 1 < times.length ? times[i + 1] : end) - times[i], values: held.map((h) => h[i]) }
+  }
+  return out
 }
 
 /** Largest and smallest value (no spread into Math.max: a year of minutes exceeds the argument limit). */

@@ -56,8 +56,12 @@ export interface AnalysisContext {
   num(key: string, fallback: number): number
   /** Attribute text or undefined. */
   text(key: string): string | undefined
-  /** Interval means of a pin over [start, end) (read.ts), ascending, empty buckets left out. */
-  mean(pin: string, interval: number): Promise<Point[]>
+  /**
+   * Interval means of a pin over [start, end) (read.ts), ascending, empty buckets left out.
+   * `hold`: the pin is a state that may be written only on change; when the bucket holding
+   * `start` is empty, the last value before `start` is put there (the state in force).
+   */
+  mean(pin: string, interval: number, opts?: { hold?: boolean }): Promise<Point[]>
   /** Value of the first observation in [t, t + within) for each t (counter readings). */
   firstAt(pin: string, times: readonly number[], within: number): Promise<Array<number | undefined>>
 }

@@ -30,7 +30,7 @@ export const comfort: FunctionDefinition = {
     const week = parseSchedule('occupied_hours', ctx.text('occupied_hours'))
     const temps = await ctx.mean('room_temp', INTERVAL)
     if (temps.length === 0) return { status: 'no_data', message: tx('The room temperature has no values in the range.', 'Die Raumtemperatur hat im Zeitraum keine Werte.') }
-    const occ = ctx.mapped.has('occupancy') ? holdAt(await ctx.mean('occupancy', INTERVAL), temps.map((p) => p.time)) : []
+    const occ = ctx.mapped.has('occupancy') ? holdAt(await ctx.mean('occupancy', INTERVAL, { hold: true }), temps.map((p) => p.time)) : []
     const local = clock(ctx.timeZone)
     const occupied: number[] = []
     temps.forEach((p, i) => {

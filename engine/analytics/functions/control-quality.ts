@@ -30,8 +30,8 @@ export const controlQuality: FunctionDefinition = {
     const loop = LOOPS[ctx.component]
     const actual = await ctx.mean(loop.actual, INTERVAL)
     const times = actual.map((p) => p.time)
-    const setpoint = holdAt(await ctx.mean(loop.setpoint, INTERVAL), times)
-    const gate = loop.gate && ctx.mapped.has(loop.gate) ? holdAt(await ctx.mean(loop.gate, INTERVAL), times) : undefined
+    const setpoint = holdAt(await ctx.mean(loop.setpoint, INTERVAL, { hold: true }), times)
+    const gate = loop.gate && ctx.mapped.has(loop.gate) ? holdAt(await ctx.mean(loop.gate, INTERVAL, { hold: true }), times) : undefined
     const dev: number[] = []
     actual.forEach((p, i) => {
       const sp = setpoint[i]
@@ -47,8 +47,10 @@ export const controlQuality: FunctionDefinition = {
     const signal: SignalColor = within >= 90 ? 'green' : within >= 70 ? 'yellow' : 'red'
     const tol = fmt(loop.tolerance)
     const recommendation: Text[] = []
-    if (signal !== 'green' && Math.abs(bias) > loop.tolerance / 2) recommendation.push(tx(`The value stays ${bias > 0 ? 'above' : 'below'} its setpoint: check whether the plant has the capacity (valve fully ${bias > 0 ? 'closed' : 'open'}?), the sensor position and the controller's integral action.`, `Der Wert bleibt ${bias > 0 ? 'über' : 'unter'} dem Sollwert: Leistungsreserve (Ventil ganz ${bias > 0 ? 'zu' : 'auf'}?), Fühlerposition und den I-Anteil des Reglers prüfen.`))
-    if (signal !== 'green' && Math.abs(bias) <= loop.tolerance / 2) recommendation.push(tx('The value swings around its setpoint: retune the controller (gain, integral time) and check the actuator for hysteresis.', 'Der Wert schwingt um den Sollwert: Regler neu einstellen (Verstärkung, Nachstellzeit) und den Stellantrieb auf Hysterese prüfen.'))
+    // One-sided (the bias is most of the deviation) or swinging around the setpoint.
+    const oneSided = Math.abs(bias) >= 0.5 * mad
+    if (signal !== 'green' && oneSided) recommendation.push(tx(`The value stays ${bias > 0 ? 'above' : 'below'} its setpoint: check whether the plant has the capacity (valve fully ${bias > 0 ? 'closed' : 'open'}?), the sensor position and the controller's integral action.`, `Der Wert bleibt ${bias > 0 ? 'über' : 'unter'} dem Sollwert: Leistungsreserve (Ventil ganz ${bias > 0 ? 'zu' : 'auf'}?), Fühlerposition und den I-Anteil des Reglers prüfen.`))
+    if (signal !== 'green' && !oneSided) recommendation.push(tx('The value swings around its setpoint: retune the controller (gain, integral time) and check the actuator for hysteresis.', 'Der Wert schwingt um den Sollwert: Regler neu einstellen (Verstärkung, Nachstellzeit) und den Stellantrieb auf Hysterese prüfen.'))
     return {
       signal_color: signal,
       kpi: [

@@ -39,7 +39,7 @@ export const heatingCurve: FunctionDefinition = {
     }
     let pairs = join(flow, outdoor).filter(([, , o]) => o < limit)
     if (ctx.mapped.has('pump_state')) {
-      const pump = holdAt(await ctx.mean('pump_state', INTERVAL), pairs.map(([t]) => t))
+      const pump = holdAt(await ctx.mean('pump_state', INTERVAL, { hold: true }), pairs.map(([t]) => t))
       pairs = pairs.filter((_, i) => (pump[i] ?? 1) > 0.5)
     }
     if (pairs.length < MIN_HOURS) {

@@ -2,7 +2,7 @@
 // `nameDE`, `nameEN`). Ids are stable: never renumber or reuse one; append new functions.
 // Each function file declares the components it applies to and its pins (PinSpec in
 // ../types.ts: required, optional, alternative groups) and why it samples as it does.
-import type { AnalysisFunction, FunctionDefinition } from '../types.ts'
+import type { AnalysisFunction, FunctionDefinition, PinSpec } from '../types.ts'
 import { comfort } from './comfort.ts'
 import { controlQuality } from './control-quality.ts'
 import { energySignature } from './energy-signature.ts'
@@ -36,4 +36,9 @@ export function functionByAlphanumericId(alphanumericId: string): AnalysisFuncti
 /** Functions applicable to a component (spec 3 `GET /v2/analytics/functions?component_alphanumeric_id=`). */
 export function functionsFor(componentAlphanumericId: string): AnalysisFunction[] {
   return FUNCTIONS.filter((f) => Object.hasOwn(f.components, componentAlphanumericId))
+}
+
+/** The data of a function without its code: what the API lists (spec 3 fields plus pins). */
+export function describeFunction(f: AnalysisFunction): { id: number; alphanumeric_id: string; nameDE: string; nameEN: string; components: Record<string, PinSpec> } {
+  return { id: f.id, alphanumeric_id: f.alphanumeric_id, nameDE: f.nameDE, nameEN: f.nameEN, components: f.components }
 }

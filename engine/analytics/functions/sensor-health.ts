@@ -28,7 +28,7 @@ const PLAUSIBLE: Array<[RegExp, number, number]> = [
   [/temp/, -50, 150],
   [/humidity$/, 0, 100],
   [/^co2$/, 200, 10_000],
-  [/valve|modulation|speed|_state$|^occupancy$/, 0, 100],
+  [/valve|modulation|_state$|^occupancy$/, 0, 100],
 ]
 
 function anyPin(component: string): PinSpec {

@@ -24,7 +24,7 @@ export const simultaneousHeatingCooling: FunctionDefinition = {
     air_handling_unit: pins(['heating_valve', 'cooling_valve']),
   },
   async compute(ctx) {
-    const [heat, cool] = await Promise.all([ctx.mean('heating_valve', INTERVAL), ctx.mean('cooling_valve', INTERVAL)])
+    const [heat, cool] = await Promise.all([ctx.mean('heating_valve', INTERVAL, { hold: true }), ctx.mean('cooling_valve', INTERVAL, { hold: true })])
     if (heat.length === 0 || cool.length === 0) return { status: 'no_data', message: tx('A valve position has no values in the range.', 'Eine Ventilstellung hat im Zeitraum keine Werte.') }
     const scale = extent([...heat, ...cool].map((p) => p.value))[1] <= 1 ? 1 : 100
     let covered = 0; let both = 0; let overlap = 0

@@ -31,8 +31,8 @@ export const temperatureSpread: FunctionDefinition = {
     const gates: Array<[string, number]> = [['pump_state', 0.5], ['volume_flow', 0], ['heat_power', 0]]
     for (const [pin, above] of gates) {
       if (!ctx.mapped.has(pin)) continue
-      const held = holdAt(await ctx.mean(pin, INTERVAL), pairs.map(([t]) => t))
-      pairs = pairs.filter((_, i) => (held[i] ?? 0) > above)
+      const held = holdAt(await ctx.mean(pin, INTERVAL, { hold: true }), pairs.map(([t]) => t))
+      pairs = pairs.filter((_, i) => (held[i] ?? Infinity) > above) // no gate value yet: counted, as in heating_curve
     }
     if (pairs.length === 0) return { status: 'insufficient_data', message: tx('The system was not in operation in the range.', 'Die Anlage war im Zeitraum nicht in Betrieb.') }
     const spreads = pairs.map(([, f, r]) => f - r)

@@ -29,7 +29,7 @@ function errorText(err: unknown): string {
 }
 
 function start(file: string): void {
-  const db = openWriterDatabase(file)
+  const { db, rollups } = openWriterDatabase(file)
   const insertSql = 'INSERT OR REPLACE INTO obs (series, time, value) VALUES '
   const one = db.prepare(insertSql + '(?, ?, ?)')
   const many = db.prepare(insertSql + new Array(ROWS_PER_STATEMENT).fill('(?, ?, ?)').join(', '))
@@ -53,9 +53,17 @@ function start(file: string): void {
       const i = 3 * order[k]
       one.run(data[i], data[i + 1], data[i + 2])
     }
+    // Rollups in the same transaction (storage-first, sqlite-rollups.ts).
+    const timesOf = new Map<number, number[]>()
+    for (let i = 0; i < data.length; i += 3) {
+      let ts = timesOf.get(data[i])
+      if (!ts) timesOf.set(data[i], ts = [])
+      ts.push(data[i + 1])
+    }
+    for (const [series, times] of timesOf) rollups.update(series, times)
   }
   const insertTx = db.transaction(insertRows)
-  const deleteTx = db.transaction((series: number[]) => { for (const s of series) del.run(s) })
+  const deleteTx = db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } })
 
   const reply = (r: WriterReply) => port.postMessage(r)
   const queue: WriterRequest[] = []

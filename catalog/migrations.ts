@@ -361,4 +361,7 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX setpoint_operations_dp ON setpoint_operations(project_id, datapoint_id, id);
   CREATE INDEX setpoint_operations_open ON setpoint_operations(id) WHERE status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL);
   `,
+  // Issue 14 item 4: the project time zone (IANA name) of calendar buckets; validated by
+  // the catalog (luxon), default UTC.
+  `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
 ]

@@ -117,7 +117,7 @@ t.test('rollups: kept equal to the raw rows through overwrites, late data and de
   const db = new Database(join(dir, DB_FILE), { readonly: true })
   t.teardown(async () => { db.close(); await store.close() })
   const M = 60_000_000
-  const rows = (level: number) => db.prepare('SELECT bucket, count, sum, min, max, first, last FROM rollup WHERE series = 1 AND level = ? ORDER BY bucket').raw().all(level)
+  const rows = (level: number) => db.prepare('SELECT bucket, count, sum, min, max, first, last FROM rollup WHERE series = 1 AND level = ? ORDER BY bucket').raw().all(level) as number[][]
   await store.append([{ series: 1, time: 10, value: 5 }, { series: 1, time: 20, value: 1 }, { series: 1, time: M + 1, value: 7 }])
   t.same(rows(M), [[0, 2, 6, 1, 5, 5, 1], [M, 1, 7, 7, 7, 7, 7]])
   // Overwrite the minimum: a running min could not take it back out.

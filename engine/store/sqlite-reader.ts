@@ -158,9 +158,22 @@ export class SqliteReader {
     }
     raw(a, lo)
     const rows = this.rollup[ROLLUP_COLUMN[agg]].all(series, level, lo, hi) as Array<[number, number, number | null]>
-    for (const r of rows) folder.add(r[0], r[1], r[2] ?? NaN)
-    raw(hi, e)
-    return folder.finish()
+    if (b.fixed !== level) {
+      for (const r of rows) folder.add(r[0], r[1], r[2] ?? NaN)
+      raw(hi, e)
+      return folder.finish()
+    }
+    // One rollup row per bucket (interval = level): no folding; the raw edges [a, lo) and
+    // [hi, e) are buckets of their own, since lo and hi are bucket boundaries.
+    const out = folder.finish()
+    for (const r of rows) {
+      const v = agg === 'mean' ? (r[2] ?? NaN) / r[1] : agg === 'count' ? r[1] : r[2] ?? NaN
+      if (!Number.isNaN(v)) out.push({ time: r[0], mean: v })
+    }
+    const tail = new Folder(b, agg)
+    if (hi < e) tail.addRows(this.first.all(series, hi, e, -1) as Array<[number, number]>)
+    for (const p of tail.finish()) out.push(p)
+    return out
   }
 
   /** Means of fixed intervals straight from the raw rows in SQL (dense or sparse plan). */

@@ -9,13 +9,16 @@
 // Medians of RUNS runs (default 5). Prints one JSON object per line.
 // QuestDB at $LINTEL_QUESTDB_URL (default http://127.0.0.1:19000); skipped when unreachable.
 import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import { Pool } from 'undici'
 import { openQuestdbStore } from '../engine/store/questdb-store.ts'
-import { basicHeader, createProject, emit, median, progress, startServer } from './lib.ts'
+import { basicHeader, createProject, emit as emitLine, median, progress, startServer } from './lib.ts'
+
+/** Every line carries the machine's 1-minute load average: the machine is shared (2 cores). */
+const emit = (o: object) => emitLine({ ...o, load1: Math.round(loadavg()[0] * 10) / 10 })
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const MIX_SECONDS = Number(process.env.MIX_SECONDS ?? 10)

@@ -47,6 +47,8 @@ export class RollupMaintainer {
   private readonly lower: BetterSqlite3.Statement
   private readonly put: BetterSqlite3.Statement
   private readonly drop: BetterSqlite3.Statement
+  private readonly one: BetterSqlite3.Statement
+  private readonly lastTime: BetterSqlite3.Statement
 
   constructor (db: DB) {
     db.exec(ROLLUP_SCHEMA)
@@ -54,6 +56,56 @@ export class RollupMaintainer {
     this.lower = db.prepare('SELECT bucket, count, sum, min, max, first, last FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket').raw()
     this.put = db.prepare('INSERT OR REPLACE INTO rollup (series, level, bucket, count, sum, min, max, first, last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
     this.drop = db.prepare('DELETE FROM rollup WHERE series = ?')
+    this.one = db.prepare('SELECT count, sum, min, max, first, last FROM rollup WHERE series = ? AND level = ? AND bucket = ?').raw()
+    this.lastTime = db.prepare('SELECT time FROM obs WHERE series = ? ORDER BY time DESC LIMIT 1').pluck()
+  }
+
+  /** The series' latest stored time; taken before a batch is inserted to choose the path. */
+  latest(series: number): number | undefined {
+    return this.lastTime.get(series) as number | undefined
+  }
+
+  /**
+   * After inserting rows of `series` (times/values in arrival order): when all of them lie
+   * after `before` (the latest time stored until then; the usual in-order ingest), each
+   * touched rollup row is merged with the new rows' aggregates (no read-back of raw rows);
+   * otherwise (late data, overwrites) the touched buckets are recomputed.
+   */
+  apply(series: number, before: number | undefined, times: number[], values: number[]): void {
+    let min = Infinity
+    for (const t of times) if (t < min) min = t
+    if (before !== undefined && min <= before) { this.update(series, times); return }
+    // In time order, the last of equal times winning (as INSERT OR REPLACE did).
+    const order = times.map((_, i) => i).sort((a, b) => (times[a] - times[b]) || (a - b))
+    const rows: Array<[number, number]> = []
+    for (const i of order) {
+      if (rows.length > 0 && rows[rows.length - 1][0] === times[i]) rows[rows.length - 1][1] = values[i]
+      else rows.push([times[i], values[i]])
+    }
+    for (const level of ROLLUP_LEVELS) {
+      let i = 0
+      while (i < rows.length) {
+        const b = floorTo(rows[i][0], level)
+        const acc: Acc = { n: 0, sum: 0, min: Infinity, max: -Infinity, first: rows[i][1], last: rows[i][1] }
+        for (; i < rows.length && rows[i][0] < b + level; i++) {
+          const v = rows[i][1]
+          acc.n++
+          acc.sum += v
+          if (v < acc.min) acc.min = v
+          if (v > acc.max) acc.max = v
+          acc.last = v
+        }
+        const old = this.one.get(series, level, b) as [number, number | null, number, number, number, number] | undefined
+        if (old) {
+          acc.n += old[0]
+          acc.sum = (old[1] ?? NaN) + acc.sum
+          if (old[2] < acc.min) acc.min = old[2]
+          if (old[3] > acc.max) acc.max = old[3]
+          acc.first = old[4]
+        }
+        this.put.run(series, level, b, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last)
+      }
+    }
   }
 
   deleteSeries(series: number): void {

@@ -37,6 +37,15 @@ function start(file: string): void {
   const params: number[] = new Array(ROWS_PER_STATEMENT * 3)
 
   const insertRows = (data: Float64Array): void => {
+    // Rollups in the same transaction (storage-first, sqlite-rollups.ts); each series'
+    // latest time before the insert tells in-order appends from late data and overwrites.
+    const bySeries = new Map<number, { before: number | undefined; times: number[]; values: number[] }>()
+    for (let i = 0; i < data.length; i += 3) {
+      let r = bySeries.get(data[i])
+      if (!r) bySeries.set(data[i], r = { before: rollups.latest(data[i]), times: [], values: [] })
+      r.times.push(data[i + 1])
+      r.values.push(data[i + 2])
+    }
     const order = writeOrder(data)
     const n = order.length
     let k = 0
@@ -53,14 +62,7 @@ function start(file: string): void {
       const i = 3 * order[k]
       one.run(data[i], data[i + 1], data[i + 2])
     }
-    // Rollups in the same transaction (storage-first, sqlite-rollups.ts).
-    const timesOf = new Map<number, number[]>()
-    for (let i = 0; i < data.length; i += 3) {
-      let ts = timesOf.get(data[i])
-      if (!ts) timesOf.set(data[i], ts = [])
-      ts.push(data[i + 1])
-    }
-    for (const [series, times] of timesOf) rollups.update(series, times)
+    for (const [series, r] of bySeries) rollups.apply(series, r.before, r.times, r.values)
   }
   const insertTx = db.transaction(insertRows)
   const deleteTx = db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } })

@@ -428,4 +428,7 @@ export const migrations: readonly Migration[] = [
   );
   CREATE INDEX analysis_weeks_running ON analysis_weeks(status_code, claimed_at);
   `,
+  // 12: issue 14 item 4: the project time zone (IANA name) of calendar buckets; validated by
+  // the catalog (luxon), default UTC.
+  `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
 ]

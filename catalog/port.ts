@@ -91,7 +91,8 @@ export interface ProjectsPort {
   setMqtt(id: number, f: { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }): Promise<ProjectSettings>
   listByCompany(companyId: number): Promise<Project[]>
   listByIds(ids: number[]): Promise<Project[]>
-  update(id: number, f: { name?: string; description?: string }): Promise<Project>
+  /** `time_zone`: an IANA name (validated, 400 otherwise), shown by settings(). */
+  update(id: number, f: { name?: string; description?: string; time_zone?: string }): Promise<Project>
   delete(id: number): Promise<Project>
 }
 

@@ -59,6 +59,8 @@ export interface Config {
   }
   /** Document storage (api/blobs-config.ts); undefined: documents are not served. */
   blobs?: BlobConfig
+  /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
+  componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
 }
@@ -101,6 +103,7 @@ export function loadConfig(env: Source = process.env): Config {
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }
+  if (source.LINTEL_COMPONENTS_DIR !== undefined) config.componentsDir = source.LINTEL_COMPONENTS_DIR
   const roleText = source.LINTEL_ROLES ?? 'api,broker,worker'
   const roles = roleText.split(',').map((r) => r.trim()).filter((r) => r !== '')
   const badRoles = roles.filter((r) => !ROLES.includes(r as Role))

@@ -26,6 +26,8 @@ import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
+import { loadComponentLibrary } from '../engine/analytics/library.ts'
+import { AnalyticsService } from '../engine/analytics/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
@@ -108,6 +110,8 @@ export async function start(config: Config, seams: StartSeams = {}) {
 async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
+  // The component library first: a broken file stops the start with one line, before anything opens.
+  const library = loadComponentLibrary(config.componentsDir)
   const catalog = await openCatalog(config, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled, onError: (err) => logger.warn({ err }, 'catalog connection') })
   const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
@@ -144,6 +148,14 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
   const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), webhookPolicy })
   if (alerts) projectRuntimes.register('alerts', alerts)
+
+  // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
+  // workers share it through the catalog's ledger: each week runs once).
+  const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, log: logger.child({ component: 'analytics' }) })
+  if (roles.has('worker')) {
+    analytics.start()
+    closers.push(() => analytics.stop())
+  }
 
   let broker: Broker | undefined
   let caFile: string | undefined
@@ -193,7 +205,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
     app = await buildApp({
-      catalog, store, ingest, logger, spoolDir,
+      catalog, store, ingest, logger, spoolDir, library, analytics,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),

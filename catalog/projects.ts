@@ -1,11 +1,12 @@
 import { statements, type Db } from './db.ts'
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
+import { IANAZone } from 'luxon'
 import { hashId } from './hash-id.ts'
 import { ALL_DATAPOINTS, type Roles } from './roles.ts'
 import type { Project, ProjectSettings, Role } from './types.ts'
 
 export const PROJECT_COLUMNS = 'id, company_id, name, description'
-export const SETTINGS = `${PROJECT_COLUMNS}, load_balancing_group, project_handle, hash_id_length, sampling_n`
+export const SETTINGS = `${PROJECT_COLUMNS}, load_balancing_group, project_handle, hash_id_length, sampling_n, time_zone`
 const TOPIC_PART = /^[A-Za-z0-9_-]{1,64}$/
 
 export type MqttSettings = { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }
@@ -112,10 +113,13 @@ export class Projects {
     return this.sql(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(...ids) as Project[]
   }
 
-  update(id: number, f: { name?: string; description?: string }): Project {
-    const cur = this.get(id)
-    this.sql('UPDATE projects SET name = ?, description = ? WHERE id = ?')
-      .run(f.name ?? cur.name, f.description ?? cur.description, id)
+  update(id: number, f: { name?: string; description?: string; time_zone?: string }): Project {
+    const cur = this.settings(id)
+    if (f.time_zone !== undefined && !IANAZone.isValidZone(f.time_zone)) {
+      throw new InvalidInputError(`Invalid time_zone '${f.time_zone}': use an IANA time zone name such as Europe/Berlin or UTC`)
+    }
+    this.sql('UPDATE projects SET name = ?, description = ?, time_zone = ? WHERE id = ?')
+      .run(f.name ?? cur.name, f.description ?? cur.description, f.time_zone ?? cur.time_zone, id)
     return this.get(id)
   }
 

@@ -14,6 +14,8 @@
 import type { Db } from './db.ts'
 import { openCatalogDb } from './db.ts'
 import { Alerts } from './alerts.ts'
+import { Analytics } from './analytics.ts'
+import { ComponentsInProject } from './components-in-project.ts'
 import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
@@ -56,6 +58,8 @@ interface Repositories {
   seriesTags: SeriesTags
   alerts: Alerts
   setpoints: Setpoints
+  componentsInProject: ComponentsInProject
+  analytics: Analytics
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -97,6 +101,8 @@ function ports(repos: Repositories, run: Run, announce: Announce) {
     seriesTags: promised(repos.seriesTags, run),
     alerts: promised(repos.alerts, run),
     setpoints: promised(repos.setpoints, run),
+    componentsInProject: promised(repos.componentsInProject, run),
+    analytics: promised(repos.analytics, run),
   }, announce)
 }
 
@@ -117,6 +123,8 @@ abstract class PortBase implements CatalogPort {
   abstract readonly alerts: CatalogPort['alerts']
   abstract readonly setpoints: CatalogPort['setpoints']
   abstract readonly changes: ChangesPort
+  abstract readonly componentsInProject: CatalogPort['componentsInProject']
+  abstract readonly analytics: CatalogPort['analytics']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
@@ -129,7 +137,7 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
   private ended = false
 
   /** `pending`: announcements held back until the outermost transaction commits. */
@@ -145,6 +153,7 @@ class TxPort extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
   }
 
   end(): void { this.ended = true }
@@ -176,7 +185,7 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
   private readonly repos: Repositories
   private readonly gate = new Gate()
   readonly changes = new LocalChanges()
@@ -192,6 +201,7 @@ export class SqliteCatalog extends PortBase {
       tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
       files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
+      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
@@ -202,6 +212,7 @@ export class SqliteCatalog extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
   }
 
   /** @internal see sqliteConnectionForTests */

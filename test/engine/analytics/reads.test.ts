@@ -15,7 +15,7 @@ t.test('only sampled reads and single-row reads', async (t) => {
   const spy: TimeseriesStore = {
     ...store,
     append: (b) => store.append(b),
-    sample: (s, q) => { calls.push(`sample ${q.interval / 60_000_000} min`); return store.sample(s, q) },
+    sample: (s, q) => { calls.push(`sample ${(q.interval as number) / 60_000_000} min`); return store.sample(s, q) },
     read: (s, q) => { calls.push(`read limit ${q.limit}`); return store.read(s, q) },
     count: (...a) => store.count(...a),
   }

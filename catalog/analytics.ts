@@ -47,17 +47,31 @@ export interface AnalysisResult extends NewResult {
 export interface ScheduledInstance { id: number; project_id: number; weeks_from: number; last_week: number | null }
 export interface StaleWeek { instance_id: number; week_start: number }
 
-interface InstanceRow { id: number; project_id: number; cip_id: number; function_id: number; name: string; description: string; enabled: number; weeks_from: number; created_at: number }
-interface ResultRow { id: number; result_id: string; instance_id: number; start_us: number; end_us: number; status: string; trigger: string; signal_color: string | null; texts: string; created_at: number }
+export interface InstanceRow { id: number; project_id: number; cip_id: number; function_id: number; name: string; description: string; enabled: number; weeks_from: number; created_at: number }
+export interface ResultRow { id: number; result_id: string; instance_id: number; start_us: number; end_us: number; status: string; trigger: string; signal_color: string | null; texts: string; created_at: number }
 
-const toInstance = (r: InstanceRow): AnalysisInstance => ({
+export const toInstance = (r: InstanceRow): AnalysisInstance => ({
   id: r.id, project_id: r.project_id, componentinproject_id: r.cip_id, analysisfunction_id: r.function_id,
   name: r.name, description: r.description, enabled: r.enabled === 1, weeks_from: r.weeks_from, created_at: r.created_at,
 })
-const toResult = (r: ResultRow): AnalysisResult => ({
+export const toResult = (r: ResultRow): AnalysisResult => ({
   id: r.id, result_id: r.result_id, instance_id: r.instance_id, start: r.start_us, end: r.end_us, status: r.status,
   trigger: r.trigger as NewResult['trigger'], signal_color: r.signal_color, texts: JSON.parse(r.texts), created_at: r.created_at,
 })
+
+// Queries both adapters run as they are.
+export const LATEST_RESULTS = `SELECT r.* FROM analysis_results r
+  JOIN (SELECT MAX(r2.id) AS id FROM analysis_results r2 JOIN analysis_instances i ON i.id = r2.instance_id WHERE i.project_id = ? GROUP BY r2.instance_id) m ON m.id = r.id
+  ORDER BY r.instance_id`
+export const SCHEDULED = `SELECT i.id, i.project_id, i.weeks_from, (SELECT MAX(w.week_start) FROM analysis_weeks w WHERE w.instance_id = i.id) AS last_week
+  FROM analysis_instances i WHERE i.enabled = 1 ORDER BY i.id`
+export const STALE_WEEKS = 'SELECT instance_id, week_start FROM analysis_weeks WHERE status_code = ? AND claimed_at < ? ORDER BY instance_id, week_start'
+export const WEEKS = 'SELECT week_start, status_code, claimed_by, result_id FROM analysis_weeks WHERE instance_id = ? ORDER BY week_start'
+export const INSERT_RESULT = `INSERT INTO analysis_results (result_id, instance_id, start_us, end_us, status, trigger, signal_color, texts, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+/** INSERT_RESULT's values of a new result. */
+export const resultValues = (instanceId: number, r: NewResult, now: number) =>
+  [randomUUID(), instanceId, r.start, r.end, r.status, r.trigger, r.signal_color, JSON.stringify(r.texts), now]
 
 /** Spec 3 "Errors" 1: names the component in project and the function, says it exists. */
 export const instanceExistsText = (cipId: number, functionId: number) =>
@@ -107,8 +121,7 @@ export class Analytics {
 
   /** Stores a result under a new unique result_id. */
   addResult(instanceId: number, r: NewResult): AnalysisResult {
-    const id = Number(this.sql(`INSERT INTO analysis_results (result_id, instance_id, start_us, end_us, status, trigger, signal_color, texts, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(randomUUID(), instanceId, r.start, r.end, r.status, r.trigger, r.signal_color, JSON.stringify(r.texts), this.now()).lastInsertRowid)
+    const id = Number(this.sql(INSERT_RESULT).run(...resultValues(instanceId, r, this.now())).lastInsertRowid)
     return toResult(this.sql('SELECT * FROM analysis_results WHERE id = ?').get(id) as ResultRow)
   }
 
@@ -124,20 +137,17 @@ export class Analytics {
 
   /** The most recent result (the last stored) of every instance of the project that has one. */
   latestResults(projectId: number): AnalysisResult[] {
-    return (this.sql(`SELECT r.* FROM analysis_results r
-      JOIN (SELECT MAX(r2.id) AS id FROM analysis_results r2 JOIN analysis_instances i ON i.id = r2.instance_id WHERE i.project_id = ? GROUP BY r2.instance_id) m ON m.id = r.id
-      ORDER BY r.instance_id`).all(projectId) as ResultRow[]).map(toResult)
+    return (this.sql(LATEST_RESULTS).all(projectId) as ResultRow[]).map(toResult)
   }
 
   /** Enabled instances of all projects with the last week in their ledger. */
   scheduled(): ScheduledInstance[] {
-    return this.sql(`SELECT i.id, i.project_id, i.weeks_from, (SELECT MAX(w.week_start) FROM analysis_weeks w WHERE w.instance_id = i.id) AS last_week
-      FROM analysis_instances i WHERE i.enabled = 1 ORDER BY i.id`).all() as ScheduledInstance[]
+    return this.sql(SCHEDULED).all() as ScheduledInstance[]
   }
 
   /** Claims still `running` (code) whose claim is older than `before` (ms): their worker died. */
   staleWeeks(running: number, before: number): StaleWeek[] {
-    return this.sql('SELECT instance_id, week_start FROM analysis_weeks WHERE status_code = ? AND claimed_at < ? ORDER BY instance_id, week_start').all(running, before) as StaleWeek[]
+    return this.sql(STALE_WEEKS).all(running, before) as StaleWeek[]
   }
 
   /**
@@ -171,6 +181,6 @@ export class Analytics {
 
   /** The ledger of an instance: (week, code, result id), oldest week first. */
   weeks(instanceId: number): { week_start: number; status_code: number; claimed_by: string; result_id: string | null }[] {
-    return this.sql('SELECT week_start, status_code, claimed_by, result_id FROM analysis_weeks WHERE instance_id = ? ORDER BY week_start').all(instanceId) as never
+    return this.sql(WEEKS).all(instanceId) as never
   }
 }

@@ -23,7 +23,21 @@ export interface ComponentInProject {
   created_at: number
 }
 
-interface Row { id: number; project_id: number; component_id: number; display_name: string; tags: string; created_at: number }
+export interface ComponentRow { id: number; project_id: number; component_id: number; display_name: string; tags: string; created_at: number }
+
+// Queries both adapters run as they are.
+export const PINS_OF = `SELECT m.pin_id, m.datapoint, d.datapoint_id AS "dataPointID" FROM component_pin_datapoints m
+  JOIN datapoints d ON d.id = m.datapoint WHERE m.cip_id = ? ORDER BY m.pin_id`
+export const ATTRIBUTES_OF = 'SELECT attribute_id, value FROM component_attributes WHERE cip_id = ? ORDER BY attribute_id'
+export const PUT_PIN = 'INSERT INTO component_pin_datapoints (cip_id, pin_id, datapoint) VALUES (?, ?, ?) ON CONFLICT (cip_id, pin_id) DO UPDATE SET datapoint = excluded.datapoint'
+export const PUT_ATTRIBUTE = 'INSERT INTO component_attributes (cip_id, attribute_id, value) VALUES (?, ?, ?) ON CONFLICT (cip_id, attribute_id) DO UPDATE SET value = excluded.value'
+
+export const componentNotFound = (id: number) => new NotFoundError(`Component in project ${id} not found`)
+
+/** The record of a row with its mapped pins and filled attributes. */
+export function toComponent(r: ComponentRow, pins: PinMapping[], attributes: { attribute_id: number; value: string }[]): ComponentInProject {
+  return { id: r.id, project_id: r.project_id, component_id: r.component_id, display_name: r.display_name, tags: JSON.parse(r.tags), pins, attributes, created_at: r.created_at }
+}
 
 export class ComponentsInProject {
   private readonly sql: ReturnType<typeof statements>
@@ -39,18 +53,18 @@ export class ComponentsInProject {
   }
 
   find(id: number): ComponentInProject | undefined {
-    const row = this.sql('SELECT * FROM components_in_project WHERE id = ?').get(id) as Row | undefined
+    const row = this.sql('SELECT * FROM components_in_project WHERE id = ?').get(id) as ComponentRow | undefined
     return row && this.record(row)
   }
 
   get(id: number): ComponentInProject {
     const c = this.find(id)
-    if (!c) throw new NotFoundError(`Component in project ${id} not found`)
+    if (!c) throw componentNotFound(id)
     return c
   }
 
   listByProject(projectId: number): ComponentInProject[] {
-    return (this.sql('SELECT * FROM components_in_project WHERE project_id = ? ORDER BY id').all(projectId) as Row[]).map((r) => this.record(r))
+    return (this.sql('SELECT * FROM components_in_project WHERE project_id = ? ORDER BY id').all(projectId) as ComponentRow[]).map((r) => this.record(r))
   }
 
   update(id: number, f: { display_name?: string; tags?: Record<string, string> }): ComponentInProject {
@@ -67,7 +81,7 @@ export class ComponentsInProject {
 
   /** Maps pins (insert or replace), all in one unit. */
   setPins(id: number, pins: readonly { pin_id: number; datapoint: number }[]): ComponentInProject {
-    const put = this.sql('INSERT INTO component_pin_datapoints (cip_id, pin_id, datapoint) VALUES (?, ?, ?) ON CONFLICT (cip_id, pin_id) DO UPDATE SET datapoint = excluded.datapoint')
+    const put = this.sql(PUT_PIN)
     this.db.transaction(() => { for (const p of pins) put.run(id, p.pin_id, p.datapoint) })()
     return this.get(id)
   }
@@ -80,7 +94,7 @@ export class ComponentsInProject {
 
   /** Fills attributes (insert or replace), all in one unit. */
   setAttributes(id: number, attributes: readonly { attribute_id: number; value: string }[]): ComponentInProject {
-    const put = this.sql('INSERT INTO component_attributes (cip_id, attribute_id, value) VALUES (?, ?, ?) ON CONFLICT (cip_id, attribute_id) DO UPDATE SET value = excluded.value')
+    const put = this.sql(PUT_ATTRIBUTE)
     this.db.transaction(() => { for (const a of attributes) put.run(id, a.attribute_id, a.value) })()
     return this.get(id)
   }
@@ -91,10 +105,7 @@ export class ComponentsInProject {
     return this.get(id)
   }
 
-  private record(r: Row): ComponentInProject {
-    const pins = this.sql(`SELECT m.pin_id, m.datapoint, d.datapoint_id AS dataPointID FROM component_pin_datapoints m
-      JOIN datapoints d ON d.id = m.datapoint WHERE m.cip_id = ? ORDER BY m.pin_id`).all(r.id) as PinMapping[]
-    const attributes = this.sql('SELECT attribute_id, value FROM component_attributes WHERE cip_id = ? ORDER BY attribute_id').all(r.id) as { attribute_id: number; value: string }[]
-    return { id: r.id, project_id: r.project_id, component_id: r.component_id, display_name: r.display_name, tags: JSON.parse(r.tags), pins, attributes, created_at: r.created_at }
+  private record(r: ComponentRow): ComponentInProject {
+    return toComponent(r, this.sql(PINS_OF).all(r.id) as PinMapping[], this.sql(ATTRIBUTES_OF).all(r.id) as { attribute_id: number; value: string }[])
   }
 }

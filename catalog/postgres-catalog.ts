@@ -17,6 +17,7 @@ import type { CatalogPort, ChangesPort } from './port.ts'
 import type { AdminEndpoints } from './types.ts'
 import { PgChanges } from './postgres/changes.ts'
 import { alerts, datapoints, entityTags, exchangeRates, files, seriesTags, setpoints, virtualDatapoints } from './postgres/data.ts'
+import { analytics, componentsInProject } from './postgres/analysis.ts'
 import { migrate } from './postgres/migrations.ts'
 import { companies, mqttAccounts, projects, roles, tokens, users } from './postgres/org.ts'
 import { ClientSql, PoolSql, types, type Sql } from './postgres/sql.ts'
@@ -43,23 +44,16 @@ function repositories(sql: Sql, ctx: Context, changes: ChangesPort) {
     tokens: tokens(sql), mqttAccounts: mqttAccounts(sql, now), entityTags: entityTags(sql),
     virtualDatapoints: virtualDatapoints(sql), exchangeRates: exchangeRates(sql), files: files(sql),
     seriesTags: seriesTags(sql), alerts: alerts(sql), setpoints: setpoints(sql),
+    componentsInProject: componentsInProject(sql), analytics: analytics(sql, now),
   }, (topic, payload) => changes.publish(topic, payload))
 }
 
 type Repos = ReturnType<typeof repositories>
 
-/** TEMPORARY: a repository whose every call rejects, until its PostgreSQL version lands. */
-function notYet(name: string): unknown {
-  return new Proxy({}, { get: (_t, method) => () => Promise.reject(new Error(`catalog.${name}.${String(method)}: not on the PostgreSQL catalog yet`)) })
-}
-
 abstract class PgPort implements CatalogPort {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
-  // TEMPORARY (merge of branch components; helper pg2 replaces them): not on PostgreSQL yet.
-  readonly componentsInProject = notYet('componentsInProject') as CatalogPort['componentsInProject']
-  readonly analytics = notYet('analytics') as CatalogPort['analytics']
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
 
   constructor (protected readonly sql: Sql, protected readonly ctx: Context, readonly changes: ChangesPort) {
     const r: Repos = repositories(sql, ctx, changes)
@@ -67,6 +61,7 @@ abstract class PgPort implements CatalogPort {
     this.datapoints = r.datapoints; this.tokens = r.tokens; this.mqttAccounts = r.mqttAccounts
     this.entityTags = r.entityTags; this.virtualDatapoints = r.virtualDatapoints; this.exchangeRates = r.exchangeRates
     this.files = r.files; this.seriesTags = r.seriesTags; this.alerts = r.alerts; this.setpoints = r.setpoints
+    this.componentsInProject = r.componentsInProject; this.analytics = r.analytics
   }
 
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

@@ -24,6 +24,13 @@ export function assertMqttSettings(f: MqttSettings): void {
   if (f.samplingN !== undefined && !(Number.isInteger(f.samplingN) && f.samplingN >= 1)) throw new InvalidInputError(`sampling N must be a positive integer, got ${f.samplingN}`)
 }
 
+/** The 400 of a time zone that is no IANA name (both adapters). */
+export function assertTimeZone(zone: string | undefined): void {
+  if (zone !== undefined && !IANAZone.isValidZone(zone)) {
+    throw new InvalidInputError(`Invalid time_zone '${zone}': use an IANA time zone name such as Europe/Berlin or UTC`)
+  }
+}
+
 /** The 409 of a project handle in use (both adapters). */
 export const handleTaken = (handle: string) => new ConflictError(`The project handle '${handle}' is taken`)
 
@@ -115,9 +122,7 @@ export class Projects {
 
   update(id: number, f: { name?: string; description?: string; time_zone?: string }): Project {
     const cur = this.settings(id)
-    if (f.time_zone !== undefined && !IANAZone.isValidZone(f.time_zone)) {
-      throw new InvalidInputError(`Invalid time_zone '${f.time_zone}': use an IANA time zone name such as Europe/Berlin or UTC`)
-    }
+    assertTimeZone(f.time_zone)
     this.sql('UPDATE projects SET name = ?, description = ?, time_zone = ? WHERE id = ?')
       .run(f.name ?? cur.name, f.description ?? cur.description, f.time_zone ?? cur.time_zone, id)
     return this.get(id)

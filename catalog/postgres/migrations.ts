@@ -218,6 +218,71 @@ export const migrations: readonly string[] = [
   CREATE INDEX setpoint_operations_dp ON setpoint_operations(project_id, datapoint_id, id);
   CREATE INDEX setpoint_operations_open ON setpoint_operations(id) WHERE status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL);
   `,
+  // 2: SQLite migration 11, component analytics (issue 12): mapped components with their pin
+  //    mappings and attribute values, analysis instances, results, the weekly ledger.
+  `
+  CREATE TABLE components_in_project (
+    id ${ID},
+    project_id BIGINT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    component_id INTEGER NOT NULL,
+    display_name TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '{}',
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX components_in_project_project ON components_in_project(project_id, id);
+  CREATE TABLE component_pin_datapoints (
+    cip_id BIGINT NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    pin_id INTEGER NOT NULL,
+    datapoint BIGINT NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    PRIMARY KEY (cip_id, pin_id)
+  );
+  CREATE INDEX component_pin_datapoints_dp ON component_pin_datapoints(datapoint);
+  CREATE TABLE component_attributes (
+    cip_id BIGINT NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    attribute_id INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (cip_id, attribute_id)
+  );
+  CREATE TABLE analysis_instances (
+    id ${ID},
+    project_id BIGINT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    cip_id BIGINT NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    function_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    weeks_from BIGINT NOT NULL,
+    created_at BIGINT NOT NULL,
+    UNIQUE (function_id, cip_id)
+  );
+  CREATE INDEX analysis_instances_project ON analysis_instances(project_id, id);
+  CREATE INDEX analysis_instances_cip ON analysis_instances(cip_id);
+  CREATE TABLE analysis_results (
+    id ${ID},
+    result_id TEXT NOT NULL UNIQUE,
+    instance_id BIGINT NOT NULL REFERENCES analysis_instances(id) ON DELETE CASCADE,
+    start_us BIGINT NOT NULL,
+    end_us BIGINT NOT NULL,
+    status TEXT NOT NULL,
+    trigger TEXT NOT NULL CHECK (trigger IN ('manual', 'weekly')),
+    signal_color TEXT,
+    texts TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX analysis_results_instance ON analysis_results(instance_id, id);
+  CREATE TABLE analysis_weeks (
+    instance_id BIGINT NOT NULL REFERENCES analysis_instances(id) ON DELETE CASCADE,
+    week_start BIGINT NOT NULL,
+    status_code INTEGER NOT NULL,
+    claimed_by TEXT NOT NULL,
+    claimed_at BIGINT NOT NULL,
+    result_id TEXT,
+    PRIMARY KEY (instance_id, week_start)
+  );
+  CREATE INDEX analysis_weeks_running ON analysis_weeks(status_code, claimed_at);
+  `,
+  // 3: SQLite migration 12, the project time zone (IANA name) of calendar buckets (issue 14).
+  `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

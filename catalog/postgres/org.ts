@@ -9,7 +9,7 @@ import { hashId } from '../hash-id.ts'
 import { FULL_REACH, usernameTaken, withReach, type MqttAccountInput, type MqttAccountRow, type MqttReach, type MqttRights, type ReachRow } from '../mqtt-accounts.ts'
 import { hashPassword } from '../passwords.ts'
 import type { CompaniesPort, MqttAccountsPort, ProjectsPort, RolesPort, TokensPort, UsersPort } from '../port.ts'
-import { assertMqttSettings, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
+import { assertMqttSettings, assertTimeZone, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
 import { ALL_DATAPOINTS, ROLE_ENDPOINTS, ROLE_TAG_AUTHS, roleNameTaken, toRole, type RoleInput, type RoleRow, type TagAuthRow } from '../roles.ts'
 import type { IssuedToken } from '../tokens.ts'
 import type { AdminEndpoints, Company, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from '../types.ts'
@@ -231,8 +231,9 @@ export function projects(sql: Sql, adminEndpoints: AdminEndpoints, vdpEnabledByD
     listByCompany: (companyId) => sql.rows<Project>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE company_id = ? ORDER BY id`, companyId),
     listByIds: async (ids) => (ids.length === 0 ? [] : sql.rows<Project>(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ANY(?::bigint[]) ORDER BY id`, ids)),
     update: async (id, f) => {
-      const cur = await get(id)
-      await sql.run('UPDATE projects SET name = ?, description = ? WHERE id = ?', f.name ?? cur.name, f.description ?? cur.description, id)
+      const cur = await settings(id)
+      assertTimeZone(f.time_zone)
+      await sql.run('UPDATE projects SET name = ?, description = ?, time_zone = ? WHERE id = ?', f.name ?? cur.name, f.description ?? cur.description, f.time_zone ?? cur.time_zone, id)
       return get(id)
     },
     delete: async (id) => {

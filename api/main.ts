@@ -23,6 +23,7 @@ import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
@@ -51,7 +52,8 @@ async function openStore(config: Config, logger: Logger): Promise<TimeseriesStor
 async function openLog(config: Config, logger: Logger): Promise<ObservationLog> {
   // node-rdkafka is installed by the scaled set-up only (npm run setup:scaled) and loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
-  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
+  // A dead worker's partitions move after the session time-out: 6 s, Kafka's smallest by default.
+  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, sessionTimeoutMs: 6_000, onError: (err) => logger.warn({ err }, 'kafka') })
 }
 
 /** The observation path of the configured mode: the one place where the mode forks. */
@@ -66,6 +68,15 @@ async function openPath(config: Config, logger: Logger, seams: StartSeams): Prom
     await store.close()
     throw err
   }
+}
+
+/**
+ * Where a worker hears of run-state changes made by an API in another process. The SQLite
+ * catalog cannot notify another process: it is asked every second (the PostgreSQL catalog's
+ * change notification replaces this function).
+ */
+function runStateChanges(): RunStateChanges {
+  return pollingChanges(1000)
 }
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
@@ -129,18 +140,18 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const store = path.store
   const closers: (() => Promise<void> | void)[] = []
 
-  let vdpRuntime: VdpRuntime | undefined
-  if (roles.has('worker')) {
-    vdpRuntime = new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }) })
-    await path.startWorker()
-  }
+  // The worker runs the projects of its share of the path (scaled: its log partitions).
+  const owns = (projectId: number) => path.owns(projectId)
+  const vdpRuntime = roles.has('worker')
+    ? new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }), owns })
+    : undefined
 
   // Every runtime that works for a project stops it before the project is deleted (item 7 of
   // issue 9). Later runtimes (setpoints, alerts, apps) register here as well. A process
   // without the worker role has none: the worker's reconcile() stops what the catalog lost.
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }) })
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   let broker: Broker | undefined
@@ -213,14 +224,17 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   }
 
   await alerts?.resume()
-  if (vdpRuntime) {
+  if (vdpRuntime && alerts) {
     await vdpRuntime.resume()
-    // Without the API in this process, the catalog is how run/stop requests arrive.
-    if (!roles.has('api')) {
-      const timer = setInterval(() => { vdpRuntime!.reconcile().catch((err) => logger.error({ err }, 'vdp: reconcile failed')) }, 1000)
-      timer.unref()
-      closers.push(() => clearInterval(timer))
-    }
+    // Run/stop made by an API in another process arrives by notification; the worker's
+    // share of projects changes as the log's partitions move between workers.
+    const control = new WorkerControl({
+      runtimes: [vdpRuntime, alerts],
+      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(),
+      onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
+    })
+    closers.push(() => control.close())
+    await path.startWorker(() => control.shareChanged())
   }
 
   // The whole process, for the operator tool (`npx lintel metrics`).

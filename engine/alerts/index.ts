@@ -20,6 +20,8 @@ export interface AlertsOptions {
   maxOutbox?: number
   baseBackoffMs?: number
   maxBackoffMs?: number
+  /** Whether this process runs the project's alerts (scaled mode); default all. */
+  owns?: (projectId: number) => boolean
 }
 
 export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
@@ -29,7 +31,7 @@ export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<
     store: o.catalog.alerts, adapters: { webhook: webhookAdapter(), log: logAdapter(o.log) }, clock, log: o.log,
     targetOf: (id) => runtime!.targetOf(id), maxEntries: o.maxOutbox, baseBackoffMs: o.baseBackoffMs, maxBackoffMs: o.maxBackoffMs,
   })
-  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock })
+  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock, owns: o.owns })
   return Object.assign(runtime, {
     close: async () => {
       await runtime!.stopAll()

@@ -118,7 +118,7 @@ export async function start(config: Config, seams: StartSeams = {}) {
 async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
-  const catalog = Catalog.open(config.dataDir, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled })
+  const catalog = Catalog.open(config.catalogDir, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled })
   const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
     // Issue 15 item 3: a later start with the first-start variables must not ignore them silently.
@@ -234,7 +234,10 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
     })
     closers.push(() => control.close())
-    await path.startWorker(() => control.shareChanged())
+    await path.startWorker((partitions) => {
+      logger.info({ partitions }, 'worker: runs the projects of these log partitions')
+      control.shareChanged()
+    })
   }
 
   // The whole process, for the operator tool (`npx lintel metrics`).

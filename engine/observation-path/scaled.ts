@@ -53,7 +53,7 @@ export function openScaledPath(o: ScaledPathOptions): ObservationPath {
         onPartitions: (change) => {
           for (const p of change.revoked) owned.delete(p)
           for (const p of change.assigned) owned.add(p)
-          onShare?.()
+          onShare?.([...owned].sort((a, b) => a - b))
         },
       })
     },

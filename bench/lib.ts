@@ -8,7 +8,7 @@ import { join } from 'node:path'
 export const ADMIN = { email: 'bench@lintel.test', password: 'bench-password' }
 export const basicHeader = 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')
 
-export interface Server { url: string; child: ChildProcess; mqtt: { tls: number; ws: number; tcp?: number }; caFile: string; stop: () => Promise<void> }
+export interface Server { url: string; child: ChildProcess; dataDir: string; mqtt: { tls: number; ws: number; tcp?: number }; caFile: string; stop: () => Promise<void> }
 
 /** Starts `npm start`'s entry point on a fresh data directory and an ephemeral port. */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
@@ -32,7 +32,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
   })
   const port = (re: RegExp) => { const m = re.exec(out); return m ? Number(m[1]) : undefined }
   return {
-    url, child,
+    url, child, dataDir,
     mqtt: { tls: port(/mqtts:\/\/[^:]+:(\d+)/)!, ws: port(/wss:\/\/[^:]+:(\d+)/)!, tcp: port(/ mqtt:\/\/[^:]+:(\d+)/) },
     caFile: /CA file (\S+)\)/.exec(out)![1],
     stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); rmSync(dataDir, { recursive: true, force: true }) },

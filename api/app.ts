@@ -108,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
   const auth = new Authenticator(deps.catalog, { throttle })
+  app.addHook('onClose', async () => auth.close())
   installAccessHooks(app, deps.catalog, auth)
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
   // A deleted project's file rows and quota go with it (catalog cascade); its objects here.

@@ -23,6 +23,10 @@ export interface Config {
   kafkaBrokers?: string
   /** Topic of the observation log (LINTEL_KAFKA_TOPIC, default lintel.observations). */
   kafkaTopic: string
+  /** Metadata catalog (LINTEL_CATALOG): `sqlite` (catalog.db in the data directory) or `postgres`. */
+  catalog: 'sqlite' | 'postgres'
+  /** The PostgreSQL catalog, e.g. postgres://lintel@db.example:5432/lintel (LINTEL_POSTGRES_URL). */
+  postgresUrl?: string
   /** Redis shared by clustered broker nodes, e.g. redis://127.0.0.1:6379 (LINTEL_REDIS_URL). */
   redisUrl?: string
   /** This node's id in a broker cluster (LINTEL_NODE_ID). */
@@ -86,6 +90,7 @@ export function loadConfig(env: Source = process.env): Config {
   }
 
   const config: Config = {
+    catalog: 'sqlite',
     dataDir: str('LINTEL_DATA_DIR', './data'),
     catalogDir: '',
     host: str('LINTEL_HOST', '127.0.0.1'),
@@ -113,6 +118,11 @@ export function loadConfig(env: Source = process.env): Config {
   config.store = choice('LINTEL_STORE', ['embedded', 'questdb'] as const, 'embedded')
   config.log = choice('LINTEL_LOG', ['memory', 'kafka'] as const, 'memory')
   config.questdb = source.LINTEL_QUESTDB
+  config.catalog = choice('LINTEL_CATALOG', ['sqlite', 'postgres'] as const, 'sqlite')
+  config.postgresUrl = source.LINTEL_POSTGRES_URL
+  if (config.catalog === 'postgres' && !config.postgresUrl) problems.push('LINTEL_CATALOG=postgres needs LINTEL_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/lintel)')
+  if (config.postgresUrl !== undefined && !/^postgres(ql)?:\/\/[^\s]+$/.test(config.postgresUrl)) problems.push(`LINTEL_POSTGRES_URL must be a postgres:// or postgresql:// URL, got '${config.postgresUrl.replace(/:[^:@/]*@/, ':***@')}'`)
+  if (config.postgresUrl !== undefined && config.catalog !== 'postgres') problems.push('LINTEL_POSTGRES_URL is set but LINTEL_CATALOG is not postgres: set LINTEL_CATALOG=postgres, or remove LINTEL_POSTGRES_URL')
   config.kafkaBrokers = source.LINTEL_KAFKA_BROKERS
   config.questdbTable = source.LINTEL_QUESTDB_TABLE ?? 'obs'
   config.kafkaTopic = source.LINTEL_KAFKA_TOPIC ?? 'lintel.observations'

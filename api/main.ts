@@ -13,7 +13,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
-import { Catalog } from '../catalog/index.ts'
+import { openCatalog, type Catalog } from '../catalog/index.ts'
 import type { ObservationLog } from '../engine/log/port.ts'
 import { openEmbeddedPath } from '../engine/observation-path/embedded.ts'
 import type { ObservationPath } from '../engine/observation-path/port.ts'
@@ -118,7 +118,7 @@ export async function start(config: Config, seams: StartSeams = {}) {
 async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
-  const catalog = Catalog.open(config.catalogDir, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled })
+  const catalog = await openCatalog({ ...config, dataDir: config.catalogDir }, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled, onError: (err) => logger.warn({ err }, 'catalog connection') })
   const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
     // Issue 15 item 3: a later start with the first-start variables must not ignore them silently.

@@ -11,6 +11,17 @@
 // outer port (that would wait for the transaction it runs in). `tx.transaction` nests: an
 // inner failure undoes only the inner writes when the outer fn catches it. A `tx` used
 // after its transaction ended refuses every call.
+//
+// Changes (`changes`): small notifications between the processes sharing a catalog, so
+// that a cache or a runtime on another node learns of a change within a second instead of
+// polling: `publish(topic, payload)` reaches every `subscribe(topic, fn)` of every process on
+// the catalog, the publisher's own included (SQLite: the one process; PostgreSQL: LISTEN/NOTIFY).
+// Topics are short lower-case names; payloads small JSON objects (ids, not records: a
+// subscriber reads what it needs). Delivery is at most once: after a lost connection every
+// subscriber of every topic hears `{ reconnected: true }` and must assume anything changed.
+// The adapters themselves announce `credentials` (catalog/changes.ts) after a user's
+// password or email changed, a user or company was deleted, or a token was revoked, once
+// the write is committed.
 import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
@@ -218,6 +229,16 @@ export interface SetpointsPort {
   listAwaiting(projectId?: number): Promise<SetpointOperation[]>
 }
 
+/** A change notification's payload: a small JSON object. */
+export type ChangePayload = Record<string, string | number | boolean | null>
+
+export interface ChangesPort {
+  /** Announces a change to every subscriber of `topic` in every process on the catalog. */
+  publish(topic: string, payload?: ChangePayload): Promise<void>
+  /** Calls fn for each announcement of `topic`; returns the unsubscribe. */
+  subscribe(topic: string, fn: (payload: ChangePayload) => void): () => void
+}
+
 export interface CatalogPort {
   readonly companies: CompaniesPort
   readonly users: UsersPort
@@ -233,6 +254,8 @@ export interface CatalogPort {
   readonly seriesTags: SeriesTagsPort
   readonly alerts: AlertsPort
   readonly setpoints: SetpointsPort
+  /** Change notifications (see the header); a transaction's tx shares its catalog's. */
+  readonly changes: ChangesPort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

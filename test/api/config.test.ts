@@ -9,7 +9,7 @@ t.test('defaults', async (t) => {
   t.match(c, { store: 'embedded', log: 'memory', nodeId: /^node-\d+$/ })
   t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
-    questdbTable: 'obs', kafkaTopic: 'lintel.observations',
+    questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
     dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true,
@@ -31,6 +31,13 @@ t.test('roles and scaled-mode adapters: wrong combinations are refused at start'
   t.throws(() => loadConfig({ LINTEL_ROLES: 'api,cook' }), { message: /LINTEL_ROLES must be a comma-separated list of api, broker, worker, got 'api,cook'/ })
   t.throws(() => loadConfig({ LINTEL_STORE: 'mongo' }), { message: /LINTEL_STORE must be one of embedded, questdb, got 'mongo'/ })
   t.throws(() => loadConfig({ LINTEL_STORE: 'questdb' }), { message: /LINTEL_STORE=questdb needs LINTEL_QUESTDB/ })
+  t.throws(() => loadConfig({ LINTEL_CATALOG: 'mysql' }), { message: /LINTEL_CATALOG must be one of sqlite, postgres, got 'mysql'/ })
+  t.throws(() => loadConfig({ LINTEL_CATALOG: 'postgres' }), { message: /LINTEL_CATALOG=postgres needs LINTEL_POSTGRES_URL/ })
+  t.throws(() => loadConfig({ LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: 'mysql://u:secret@h/db' }),
+    { message: /LINTEL_POSTGRES_URL must be a postgres:\/\/ or postgresql:\/\/ URL, got 'mysql:\/\/u:\*\*\*@h\/db'/ }, 'the password is not shown')
+  t.throws(() => loadConfig({ LINTEL_POSTGRES_URL: 'postgres://h/db' }), { message: /LINTEL_POSTGRES_URL is set but LINTEL_CATALOG is not postgres/ })
+  t.match(loadConfig({ LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: 'postgresql://u@h:5432/db' }), { catalog: 'postgres', postgresUrl: 'postgresql://u@h:5432/db' })
+  t.equal(loadConfig({}).catalog, 'sqlite')
   t.throws(() => loadConfig({ LINTEL_LOG: 'kafka' }), { message: /LINTEL_LOG=kafka needs LINTEL_KAFKA_BROKERS/ })
   t.throws(() => loadConfig({ LINTEL_ROLES: 'broker' }), { message: /set LINTEL_LOG=kafka[\s\S]*set LINTEL_STORE=questdb/ })
   t.throws(() => loadConfig({ LINTEL_REDIS_URL: 'localhost:6379' }), { message: /LINTEL_REDIS_URL must be a redis:\/\/ URL/ })

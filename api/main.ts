@@ -13,6 +13,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
+import { RUN_STATE } from '../catalog/changes.ts'
 import { openCatalog, type Catalog } from '../catalog/index.ts'
 import type { ObservationLog } from '../engine/log/port.ts'
 import { openEmbeddedPath } from '../engine/observation-path/embedded.ts'
@@ -71,11 +72,12 @@ async function openPath(config: Config, logger: Logger, seams: StartSeams): Prom
 }
 
 /**
- * Where a worker hears of run-state changes made by an API in another process. The SQLite
- * catalog cannot notify another process: it is asked every second (the PostgreSQL catalog's
- * change notification replaces this function).
+ * Where a worker hears of run-state changes made by an API in another process: the catalog's
+ * change notification (PostgreSQL LISTEN/NOTIFY, topic run-state). The SQLite catalog cannot
+ * notify another process: there the worker asks the catalog every second.
  */
-function runStateChanges(): RunStateChanges {
+function runStateChanges(config: Config, catalog: Catalog): RunStateChanges {
+  if (config.catalog === 'postgres') return (listener) => catalog.changes.subscribe(RUN_STATE, () => listener())
   return pollingChanges(1000)
 }
 
@@ -230,7 +232,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     // share of projects changes as the log's partitions move between workers.
     const control = new WorkerControl({
       runtimes: [vdpRuntime, alerts],
-      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(),
+      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(config, catalog),
       onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
     })
     closers.push(() => control.close())

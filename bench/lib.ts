@@ -10,10 +10,14 @@ export const basicHeader = 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.passwo
 
 export interface Server { url: string; child: ChildProcess; dataDir: string; mqtt: { tls: number; ws: number; tcp?: number }; caFile: string; stop: () => Promise<void> }
 
-/** Starts `npm start`'s entry point on a fresh data directory and an ephemeral port. */
+/**
+ * Starts `npm start`'s entry point on a fresh data directory and an ephemeral port.
+ * BENCH_NODE_ARGS adds Node options to the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-'))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
     env: {
       ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
       LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,

@@ -6,8 +6,10 @@
 // Design (figures: bench/store-compare.ts, npm run bench:store-compare, on the shared
 // 2-core machine with QuestDB 9.3.4 on 1 worker per pool; noisy, other jobs were running):
 // - Ingest, 1,000 interleaved series in 10k batches: ~160-240k rows/s (SQLite ~300-420k;
-//   QuestDB fed by a bare Sender, no visibility wait, ~115-215k). The bound is the ILP
-//   client's encoder (~3-4.5 µs a row, ~80% of the time; flushes and waits the rest).
+//   QuestDB fed by a bare Sender, no visibility wait, ~115-215k). The bound was the ILP
+//   client's encoder (~3-4.5 µs a row, ~80% of the time; flushes and waits the rest): the
+//   store now encodes its lines itself (questdb-ilp.ts, the same bytes, ~0.1-0.6 µs a row)
+//   and sends them through the Sender's transport (issue 17 item 5; figures in the README).
 // - A year of 1-minute data at 15-minute means: ~48-60 ms median (SQLite ~54 ms); the last
 //   1,000 raw points ~1.6-1.9 ms (SQLite ~0.4 ms: in-process, no HTTP).
 // - deleteSeries of a series spanning 365 day partitions ~10 s; of one spanning 3 days ~0.2 s.

@@ -10,7 +10,7 @@ t.test('defaults', async (t) => {
   t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
     questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
-    dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
+    dataDir: './data', catalogDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true,
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
@@ -57,4 +57,10 @@ t.test('a config file, overridden by the environment', async (t) => {
   writeFileSync(file, '[1]')
   t.throws(() => loadConfig({ LINTEL_CONFIG: file }), { message: /must hold a JSON object/ })
   t.throws(() => loadConfig({ LINTEL_CONFIG: join(dir, 'missing.json') }), { message: /cannot read LINTEL_CONFIG file/ })
+})
+
+t.test('LINTEL_CATALOG_DIR: the SQLite catalog beside a data directory of the process\'s own', async (t) => {
+  t.equal(loadConfig({ LINTEL_DATA_DIR: '/srv/a' }).catalogDir, '/srv/a', 'default: the data directory')
+  t.equal(loadConfig({ LINTEL_DATA_DIR: '/srv/a', LINTEL_CATALOG_DIR: '/srv/catalog' }).catalogDir, '/srv/catalog')
+  t.throws(() => loadConfig({ LINTEL_CATALOG_DIR: ' ' }), /LINTEL_CATALOG_DIR must not be empty/)
 })

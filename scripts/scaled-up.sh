@@ -11,6 +11,8 @@
 #                                      PostgreSQL catalog: then LINTEL_CATALOG=postgres and no
 #                                      directory is shared at all); tls/: the certificate both
 #                                      brokers serve, read from files
+#   LINTEL_SCALED_PORTS (8080,8884,8885,9001,9002): the API's HTTP port, the brokers' mqtts
+#                                      and wss ports
 #   LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL, LINTEL_ADMIN_PASSWORD: the first start's company
 #                                      and admin (else the API prints a generated password
 #                                      into api/out.log)
@@ -20,6 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${LINTEL_SCALED_DIR:-./data-scaled}
 ROLES=(api worker-1 worker-2 broker-1 broker-2)
+IFS=, read -r HTTP TLS1 TLS2 WS1 WS2 <<<"${LINTEL_SCALED_PORTS:-8080,8884,8885,9001,9002}"
 
 running() { [ -f "$DIR/$1/pid" ] && kill -0 "$(cat "$DIR/$1/pid")" 2>/dev/null; }
 
@@ -51,11 +54,11 @@ case "${1:-}" in
         -keyout "$DIR/tls/key.pem" -out "$DIR/tls/cert.pem" 2>/dev/null
     fi
     TLS=(LINTEL_MQTT_CERT_FILE="$DIR/tls/cert.pem" LINTEL_MQTT_KEY_FILE="$DIR/tls/key.pem")
-    start_role api api LINTEL_HTTP_PORT=8080
+    start_role api api LINTEL_HTTP_PORT="$HTTP"
     start_role worker-1 worker
     start_role worker-2 worker
-    start_role broker-1 broker "${TLS[@]}" LINTEL_MQTT_TLS_PORT=8884 LINTEL_MQTT_WS_PORT=9001
-    start_role broker-2 broker "${TLS[@]}" LINTEL_MQTT_TLS_PORT=8885 LINTEL_MQTT_WS_PORT=9002
+    start_role broker-1 broker "${TLS[@]}" LINTEL_MQTT_TLS_PORT="$TLS1" LINTEL_MQTT_WS_PORT="$WS1"
+    start_role broker-2 broker "${TLS[@]}" LINTEL_MQTT_TLS_PORT="$TLS2" LINTEL_MQTT_WS_PORT="$WS2"
     echo "MQTT clients use $DIR/tls/cert.pem as their CA file"
     ;;
   stop)

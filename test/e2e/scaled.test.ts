@@ -1,7 +1,8 @@
 // The scaled mode end to end (issues 6, 17): QuestDB and Redis started by
 // scripts/services/all.sh, a Kafka of the test's own; one API process, two workers, two
 // broker nodes, each its own process with its own data directory (the catalog: SQLite in a
-// directory of its own, LINTEL_CATALOG_DIR, until the PostgreSQL catalog is merged). Publish
+// directory of its own, LINTEL_CATALOG_DIR, because the broker role cannot run on the
+// PostgreSQL catalog yet: its reach check reads datapoint tags synchronously). Publish
 // over MQTT on either broker, read over HTTP. Faults: the worker that owns a project's log
 // partition is killed mid-stream and the other takes the project over, its virtual datapoint
 // included (nothing acknowledged is lost, no input or output doubled); Kafka down

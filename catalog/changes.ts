@@ -8,6 +8,13 @@ import type { ChangePayload, ChangesPort } from './port.ts'
 /** Topic announced by the adapters when a login or token may have stopped being valid. */
 export const CREDENTIALS = 'credentials'
 
+/**
+ * Topic announced when what the workers run may have changed: a virtual datapoint's or an
+ * alert's status (run/stop, enable/disable, failures), one removed, or a project deleted.
+ * Workers in other processes reconcile on it (engine/worker.ts).
+ */
+export const RUN_STATE = 'run-state'
+
 /** Payloads travel as JSON in one notification; PostgreSQL's limit is 8000 bytes. */
 export const MAX_PAYLOAD_BYTES = 4000
 
@@ -57,31 +64,43 @@ export class LocalChanges implements ChangesPort {
   }
 }
 
+type Announced = Record<string, Record<string, (args: unknown[]) => ChangePayload>>
+
 /** Writes of the port that end logins or tokens, and the payload each announces. */
-const CREDENTIAL_WRITES: Record<string, Record<string, (args: unknown[]) => ChangePayload>> = {
+const CREDENTIAL_WRITES: Announced = {
   users: { update: (a) => ({ userId: a[0] as number }), delete: (a) => ({ userId: a[0] as number }) },
   tokens: { revoke: () => ({}) },
   companies: { delete: () => ({}) },
 }
 
+/** Writes of the port that change what workers run, and the payload each announces. */
+const RUN_STATE_WRITES: Announced = {
+  virtualDatapoints: { setStatus: (a) => ({ vdpId: a[0] as number }), remove: (a) => ({ vdpId: a[0] as number }) },
+  alerts: { setStatus: (a) => ({ alertId: a[0] as number }), remove: (a) => ({ alertId: a[0] as number }) },
+  projects: { delete: (a) => ({ projectId: a[0] as number }) },
+}
+
 /**
- * Wraps the credential writes of a port's repositories so that each announces CREDENTIALS
- * through `announce` once it has succeeded (inside a transaction, the adapter holds the
+ * Wraps the credential writes of a port's repositories so that each announces CREDENTIALS,
+ * and the run-state writes so that each announces RUN_STATE, through `announce` once it has
+ * succeeded (inside a transaction, the adapter holds the
  * announcement back until the commit).
  */
 export function announcingCredentials<P extends Record<string, any>>(repos: P, announce: (topic: string, payload: ChangePayload) => Promise<void> | void): P {
   const out: Record<string, any> = { ...repos }
-  for (const [repo, methods] of Object.entries(CREDENTIAL_WRITES)) {
-    const wrapped = { ...repos[repo] }
-    for (const [name, payload] of Object.entries(methods)) {
-      const m = repos[repo][name] as (...a: unknown[]) => Promise<unknown>
-      wrapped[name] = async (...args: unknown[]) => {
-        const result = await m(...args)
-        await announce(CREDENTIALS, payload(args))
-        return result
+  for (const [topic, writes] of [[CREDENTIALS, CREDENTIAL_WRITES], [RUN_STATE, RUN_STATE_WRITES]] as const) {
+    for (const [repo, methods] of Object.entries(writes)) {
+      const wrapped = { ...out[repo] }
+      for (const [name, payload] of Object.entries(methods)) {
+        const m = out[repo][name] as (...a: unknown[]) => Promise<unknown>
+        wrapped[name] = async (...args: unknown[]) => {
+          const result = await m(...args)
+          await announce(topic, payload(args))
+          return result
+        }
       }
+      out[repo] = wrapped
     }
-    out[repo] = wrapped
   }
   return out as P
 }

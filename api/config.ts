@@ -33,6 +33,12 @@ export interface Config {
   /** This node's id in a broker cluster (LINTEL_NODE_ID). */
   nodeId: string
   dataDir: string
+  /**
+   * Directory of the SQLite catalog (LINTEL_CATALOG_DIR, default the data directory). Scaled
+   * processes on one machine without the PostgreSQL catalog point it at one directory, so
+   * that their data directories stay their own.
+   */
+  catalogDir: string
   host: string
   httpPort: number
   logLevel: string
@@ -91,6 +97,7 @@ export function loadConfig(env: Source = process.env): Config {
   const config: Config = {
     catalog: 'sqlite',
     dataDir: str('LINTEL_DATA_DIR', './data'),
+    catalogDir: '',
     host: str('LINTEL_HOST', '127.0.0.1'),
     httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),
     logLevel: str('LINTEL_LOG_LEVEL', 'info'),
@@ -129,6 +136,7 @@ export function loadConfig(env: Source = process.env): Config {
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(config.questdbTable)) problems.push(`LINTEL_QUESTDB_TABLE must be a plain table name, got '${config.questdbTable}'`)
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.kafkaTopic)) problems.push(`LINTEL_KAFKA_TOPIC must be a Kafka topic name, got '${config.kafkaTopic}'`)
   config.redisUrl = source.LINTEL_REDIS_URL
+  config.catalogDir = str('LINTEL_CATALOG_DIR', config.dataDir)
   config.nodeId = source.LINTEL_NODE_ID ?? `node-${process.pid}`
   if (config.store === 'questdb' && !config.questdb) problems.push('LINTEL_STORE=questdb needs LINTEL_QUESTDB (e.g. http://127.0.0.1:9000)')
   if (config.log === 'kafka' && !config.kafkaBrokers) problems.push('LINTEL_LOG=kafka needs LINTEL_KAFKA_BROKERS (e.g. 127.0.0.1:9092)')

@@ -13,7 +13,8 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
-import { openCatalog } from '../catalog/index.ts'
+import { RUN_STATE } from '../catalog/changes.ts'
+import { openCatalog, type Catalog } from '../catalog/index.ts'
 import type { ObservationLog } from '../engine/log/port.ts'
 import { openEmbeddedPath } from '../engine/observation-path/embedded.ts'
 import type { ObservationPath } from '../engine/observation-path/port.ts'
@@ -24,6 +25,7 @@ import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
+import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
 import { loadComponentLibrary } from '../engine/analytics/library.ts'
@@ -54,7 +56,8 @@ async function openStore(config: Config, logger: Logger): Promise<TimeseriesStor
 async function openLog(config: Config, logger: Logger): Promise<ObservationLog> {
   // node-rdkafka is installed by the scaled set-up only (npm run setup:scaled) and loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
-  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
+  // A dead worker's partitions move after the session time-out: 6 s, Kafka's smallest by default.
+  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, sessionTimeoutMs: 6_000, onError: (err) => logger.warn({ err }, 'kafka') })
 }
 
 /** The observation path of the configured mode: the one place where the mode forks. */
@@ -69,6 +72,16 @@ async function openPath(config: Config, logger: Logger, seams: StartSeams): Prom
     await store.close()
     throw err
   }
+}
+
+/**
+ * Where a worker hears of run-state changes made by an API in another process: the catalog's
+ * change notification (PostgreSQL LISTEN/NOTIFY, topic run-state). The SQLite catalog cannot
+ * notify another process: there the worker asks the catalog every second.
+ */
+function runStateChanges(config: Config, catalog: Catalog): RunStateChanges {
+  if (config.catalog === 'postgres') return (listener) => catalog.changes.subscribe(RUN_STATE, () => listener())
+  return pollingChanges(1000)
 }
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
@@ -112,7 +125,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const roles = config.roles
   // The component library first: a broken file stops the start with one line, before anything opens.
   const library = loadComponentLibrary(config.componentsDir)
-  const catalog = await openCatalog(config, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled, onError: (err) => logger.warn({ err }, 'catalog connection') })
+  const catalog = await openCatalog({ ...config, dataDir: config.catalogDir }, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled, onError: (err) => logger.warn({ err }, 'catalog connection') })
   const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
     // Issue 15 item 3: a later start with the first-start variables must not ignore them silently.
@@ -134,11 +147,11 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const store = path.store
   const closers: (() => Promise<void> | void)[] = []
 
-  let vdpRuntime: VdpRuntime | undefined
-  if (roles.has('worker')) {
-    vdpRuntime = new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }) })
-    await path.startWorker()
-  }
+  // The worker runs the projects of its share of the path (scaled: its log partitions).
+  const owns = (projectId: number) => path.owns(projectId)
+  const vdpRuntime = roles.has('worker')
+    ? new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }), owns })
+    : undefined
 
   // Every runtime that works for a project stops it before the project is deleted (item 7 of
   // issue 9). Later runtimes (setpoints, alerts, apps) register here as well. A process
@@ -146,7 +159,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), webhookPolicy })
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
@@ -228,14 +241,20 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   }
 
   await alerts?.resume()
-  if (vdpRuntime) {
+  if (vdpRuntime && alerts) {
     await vdpRuntime.resume()
-    // Without the API in this process, the catalog is how run/stop requests arrive.
-    if (!roles.has('api')) {
-      const timer = setInterval(() => { vdpRuntime!.reconcile().catch((err) => logger.error({ err }, 'vdp: reconcile failed')) }, 1000)
-      timer.unref()
-      closers.push(() => clearInterval(timer))
-    }
+    // Run/stop made by an API in another process arrives by notification; the worker's
+    // share of projects changes as the log's partitions move between workers.
+    const control = new WorkerControl({
+      runtimes: [vdpRuntime, alerts],
+      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(config, catalog),
+      onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
+    })
+    closers.push(() => control.close())
+    await path.startWorker((partitions) => {
+      logger.info({ partitions }, 'worker: runs the projects of these log partitions')
+      control.shareChanged()
+    })
   }
 
   // The whole process, for the operator tool (`npx lintel metrics`).

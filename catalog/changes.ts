@@ -15,6 +15,13 @@ export const CREDENTIALS = 'credentials'
  */
 export const DATAPOINT_TAGS = 'datapoint-tags'
 
+/**
+ * Topic announced when what the workers run may have changed: a virtual datapoint's or an
+ * alert's status (run/stop, enable/disable, failures), one removed, or a project deleted.
+ * Workers in other processes reconcile on it (engine/worker.ts).
+ */
+export const RUN_STATE = 'run-state'
+
 /** Payloads travel as JSON in one notification; PostgreSQL's limit is 8000 bytes. */
 export const MAX_PAYLOAD_BYTES = 4000
 
@@ -72,12 +79,19 @@ export const MAX_REMOVALS_ANNOUNCED = 50
 
 const tagsOf = (payload: ChangePayload): [string, ChangePayload] => [DATAPOINT_TAGS, payload]
 
-/** Writes of the port that end logins or tokens, or change datapoint tags, and what each announces. */
+const runState = (payload: ChangePayload): [string, ChangePayload] => [RUN_STATE, payload]
+
+/**
+ * Writes of the port that end logins or tokens (CREDENTIALS), change what workers run
+ * (RUN_STATE) or change datapoint tags (DATAPOINT_TAGS), and what each announces.
+ */
 const ANNOUNCED_WRITES: Record<string, Record<string, Announcements>> = {
   users: { update: (a) => [[CREDENTIALS, { userId: a[0] }]], delete: (a) => [[CREDENTIALS, { userId: a[0] }]] },
   tokens: { revoke: () => [[CREDENTIALS, {}]] },
   companies: { delete: (_a, r: { projectIds: number[] }) => [[CREDENTIALS, {}], ...r.projectIds.map((project) => tagsOf({ project }))] },
-  projects: { delete: (a) => [tagsOf({ project: a[0] })] },
+  projects: { delete: (a) => [runState({ projectId: a[0] }), tagsOf({ project: a[0] })] },
+  virtualDatapoints: { setStatus: (a) => [runState({ vdpId: a[0] })], remove: (a) => [runState({ vdpId: a[0] })] },
+  alerts: { setStatus: (a) => [runState({ alertId: a[0] })], remove: (a) => [runState({ alertId: a[0] })] },
   datapoints: {
     setTag: (a) => [tagsOf({ datapoint: a[0] })],
     remove: (a) => ((a[0] as number[]).length > MAX_REMOVALS_ANNOUNCED ? [tagsOf({ all: true })] : (a[0] as number[]).map((datapoint) => tagsOf({ datapoint }))),

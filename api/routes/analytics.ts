@@ -138,7 +138,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteContext & { library: Compo
       if (!(await seesAll(req, 151, cip))) throw new ForbiddenError(`Component in project ${cip.id} maps datapoints you cannot read`)
       const i = await repo.createInstance(req.project.id, {
         analysisfunction_id: fn.id, componentinproject_id: cip.id, name: b.name, description: b.description ?? '', enabled: b.enabled ?? true,
-        weeks_from: service.weeksFrom(req.project.id),
+        weeks_from: await service.weeksFrom(req.project.id),
       })
       return created(reply, instanceView(i))
     },
@@ -245,7 +245,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteContext & { library: Compo
     handler: async (req, reply) => {
       const { instance } = await instanceOf(req, 160, req.params.instance_id)
       // Enabling again starts with the next whole week: weeks while disabled are not made up.
-      const weeks_from = req.body.enabled === true && !instance.enabled ? service.weeksFrom(req.project.id) : undefined
+      const weeks_from = req.body.enabled === true && !instance.enabled ? await service.weeksFrom(req.project.id) : undefined
       return updated(reply, instanceView(await repo.updateInstance(instance.id, { ...req.body, weeks_from })))
     },
   })

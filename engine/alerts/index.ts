@@ -23,6 +23,8 @@ export interface AlertsOptions {
   maxBackoffMs?: number
   /** Which addresses webhooks may reach (default: no internal address). */
   webhookPolicy?: WebhookAddressPolicy
+  /** Whether this process runs the project's alerts (scaled mode); default all. */
+  owns?: (projectId: number) => boolean
 }
 
 export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
@@ -32,7 +34,7 @@ export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<
     store: o.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: o.webhookPolicy }), log: logAdapter(o.log) }, clock, log: o.log,
     targetOf: (id) => runtime!.targetOf(id), maxEntries: o.maxOutbox, baseBackoffMs: o.baseBackoffMs, maxBackoffMs: o.maxBackoffMs,
   })
-  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock })
+  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock, owns: o.owns })
   return Object.assign(runtime, {
     close: async () => {
       await runtime!.stopAll()

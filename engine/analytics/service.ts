@@ -24,7 +24,7 @@ export interface AnalyticsOptions {
   worker?: string
   /** A claim older than this (wall time, ms) is taken over: its worker died. Default 15 min. */
   leaseMs?: number
-  /** Project time zone (IANA); default UTC (projects have no time zone yet). */
+  /** Project time zone (IANA); default the project's `time_zone` in the catalog. */
   timeZoneOf?: (projectId: number) => string
   log?: { info: (o: object, m: string) => void; error: (o: object, m: string) => void }
 }
@@ -46,13 +46,14 @@ export class AnalyticsService {
     return this.functions.find((f) => f.id === id)
   }
 
-  zone(projectId: number): string {
-    return this.o.timeZoneOf?.(projectId) ?? 'UTC'
+  /** Weeks run Monday 00:00 to Monday 00:00 in the project's time zone. */
+  async zone(projectId: number): Promise<string> {
+    return this.o.timeZoneOf?.(projectId) ?? (await this.o.catalog.projects.settings(projectId)).time_zone
   }
 
   /** The first whole week an instance enabled now covers. */
-  weeksFrom(projectId: number): number {
-    return firstWholeWeek(this.now(), this.zone(projectId))
+  async weeksFrom(projectId: number): Promise<number> {
+    return firstWholeWeek(this.now(), await this.zone(projectId))
   }
 
   /** Computes the instance's result on [start, end) in both languages (not stored). */
@@ -72,7 +73,7 @@ export class AnalyticsService {
       const def = component.attributeDefinitions.find((d) => d.id === a.attribute_id)
       if (def) attributes[def.key] = a.value
     }
-    const r = await runAnalysis({ fn, store, component: component.alphanumeric_id, seriesOfPin, attributes, start, end, timeZone: this.zone(instance.project_id) })
+    const r = await runAnalysis({ fn, store, component: component.alphanumeric_id, seriesOfPin, attributes, start, end, timeZone: await this.zone(instance.project_id) })
     const texts = (lang: 'en' | 'de') => ({
       function_name: lang === 'en' ? fn.nameEN : fn.nameDE, interpretation: r[lang].interpretation,
       kpi: r[lang].kpi, recommendation: r[lang].recommendation, info: r[lang].info,
@@ -107,7 +108,7 @@ export class AnalyticsService {
       }
     }
     for (const due of await catalog.analytics.scheduled()) {
-      const zone = this.zone(due.project_id)
+      const zone = await this.zone(due.project_id)
       let week = due.last_week === null ? due.weeks_from : Math.max(nextWeek(due.last_week, zone), due.weeks_from)
       let instance: AnalysisInstance | undefined
       while (nextWeek(week, zone) <= now) {
@@ -121,7 +122,7 @@ export class AnalyticsService {
   }
 
   private async runWeek(instance: AnalysisInstance, week: number): Promise<number> {
-    const end = nextWeek(week, this.zone(instance.project_id))
+    const end = nextWeek(week, await this.zone(instance.project_id))
     let result: NewResult
     try {
       result = await this.compute(instance, week, end, 'weekly')

@@ -108,7 +108,7 @@ export class MemoryObservationLog implements ObservationLog {
 
   leave(g: Group, m: Member): void {
     const i = g.members.indexOf(m)
-    if (i >= 0) { g.members.splice(i, 1); this.rebalance(g) }
+    if (i >= 0) { g.members.splice(i, 1); m.assign(new Set()); this.rebalance(g) }
   }
 
   /** Up to `max` records from the given positions, partition by partition. */
@@ -145,7 +145,11 @@ class Member {
   }
 
   assign(partitions: Set<number>): void {
+    const before = new Set(this.positions.keys())
+    const revoked = [...before].filter((p) => !partitions.has(p))
+    const assigned = [...partitions].filter((p) => !before.has(p))
     this.positions = new Map([...partitions].map((p) => [p, this.group.committed[p]]))
+    if (revoked.length || assigned.length) this.options.onPartitions?.({ assigned, revoked })
     this.wake()
   }
 

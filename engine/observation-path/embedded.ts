@@ -24,6 +24,7 @@ export function openEmbeddedPath(o: EmbeddedPathOptions): ObservationPath {
     ingest: (_project, batch) => queue.enqueue(batch),
     outputs: (_project, batch) => store.append(batch),
     startWorker: async () => {},
+    owns: () => true,
     metrics: () => ({ ...queue.metrics() }),
     drained: async () => {
       while (queue.metrics().pending > 0) await new Promise((resolve) => setTimeout(resolve, 5))

@@ -24,8 +24,16 @@ export interface ObservationPath {
   /**
    * The worker's part of the path (scaled: joins the consumer group that writes the store and
    * feeds the bus; embedded: nothing, the store feeds the bus). Resolves once it runs.
+   * `onShare` is told when the worker's share of projects changed, with the log partitions it
+   * owns now (scaled: partitions moved between the group's members; called before records
+   * of a gained partition are handled).
    */
-  startWorker(): Promise<void>
+  startWorker(onShare?: (partitions: number[]) => void): Promise<void>
+  /**
+   * Whether this process runs the project's runtimes (virtual datapoints, alerts): embedded,
+   * every project; scaled, the projects of the log partitions this worker owns now.
+   */
+  owns(projectId: number): boolean
   /** Counters of the path (the ingest queue's in the embedded mode). */
   metrics(): Record<string, number>
   /** Resolves once everything accepted is stored (graceful shutdown, after ingest stopped). */

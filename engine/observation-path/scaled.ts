@@ -5,6 +5,15 @@
 // resolved (at-least-once): a batch re-read after a crash is written again, which the store
 // absorbs (both adapters replace the same (series, time)), and published again on the bus.
 // The runtimes' outputs go to the log as well, so they are stored by the same group.
+//
+// Several workers (issue 17 item 3): the log is partitioned by project and the workers'
+// members of the store group split the partitions, so each worker stores, and runs the
+// virtual datapoints and alerts of, the projects of its partitions (owns()). When a
+// partition moves (a worker joined, left or died), the loser stops those runtimes as the
+// partition is revoked and the gainer starts them from the store (windows rebuilt, outputs
+// already stored not computed again) before it handles the partition's records. An output
+// computed by both around the move (the old owner's was in the log, not yet stored, when it
+// died) has the same (series, time): the store keeps one row, never two.
 import type { ConsumeOptions, LogHandler, LogSubscription, ObservationLog } from '../log/port.ts'
 import { ObservationBus, observedStore } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
@@ -33,13 +42,22 @@ export function openScaledPath(o: ScaledPathOptions): ObservationPath {
   const store = observedStore(o.store, bus)
   const publish = (project: number, batch: Parameters<ObservationLog['publish']>[1]) => o.log.publish(project, batch)
   let member: LogSubscription | undefined
+  const owned = new Set<number>()
   return {
     bus, store, reads: o.store,
     ingest: publish,
     outputs: publish,
-    startWorker: async () => {
-      member ??= await o.log.consume(STORE_GROUP, storeThenBus(o.store, bus), o.consume)
+    startWorker: async (onShare) => {
+      member ??= await o.log.consume(STORE_GROUP, storeThenBus(o.store, bus), {
+        ...o.consume,
+        onPartitions: (change) => {
+          for (const p of change.revoked) owned.delete(p)
+          for (const p of change.assigned) owned.add(p)
+          onShare?.([...owned].sort((a, b) => a - b))
+        },
+      })
     },
+    owns: (projectId) => member !== undefined && owned.has(o.log.partitionOf(projectId)),
     metrics: () => ({}),
     drained: async () => {},
     close: async () => {

@@ -10,7 +10,7 @@ t.test('defaults', async (t) => {
   t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
     questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
-    dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
+    dataDir: './data', catalogDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true, webhookAllow: [],
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
@@ -63,4 +63,10 @@ t.test('LINTEL_WEBHOOK_ALLOW: internal webhook receivers the operator allows', a
   t.same(loadConfig({}).webhookAllow, [], 'none by default')
   t.same(loadConfig({ LINTEL_WEBHOOK_ALLOW: '127.0.0.1, hooks.lan,10.0.0.0/8' }).webhookAllow, ['127.0.0.1', 'hooks.lan', '10.0.0.0/8'])
   t.throws(() => loadConfig({ LINTEL_WEBHOOK_ALLOW: '10.0.0.0/40' }), { message: /LINTEL_WEBHOOK_ALLOW: '10.0.0.0\/40' is not a host name, address or CIDR range/ })
+})
+
+t.test('LINTEL_CATALOG_DIR: the SQLite catalog beside a data directory of the process\'s own', async (t) => {
+  t.equal(loadConfig({ LINTEL_DATA_DIR: '/srv/a' }).catalogDir, '/srv/a', 'default: the data directory')
+  t.equal(loadConfig({ LINTEL_DATA_DIR: '/srv/a', LINTEL_CATALOG_DIR: '/srv/catalog' }).catalogDir, '/srv/catalog')
+  t.throws(() => loadConfig({ LINTEL_CATALOG_DIR: ' ' }), /LINTEL_CATALOG_DIR must not be empty/)
 })

@@ -41,8 +41,8 @@ t.test('enabled instances run each whole week once; missed weeks after a restart
   let now = US('2024-01-03T10:00:00Z') // a Wednesday
   const service = () => new AnalyticsService({ catalog, store, library, now: () => now, worker: 'w1' })
   const s = service()
-  const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: s.weeksFrom(project.id) })
-  await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 4, name: 'off', description: '', enabled: false, weeks_from: s.weeksFrom(project.id) })
+  const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: await s.weeksFrom(project.id) })
+  await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 4, name: 'off', description: '', enabled: false, weeks_from: await s.weeksFrom(project.id) })
   t.equal(await s.tick(), 0, 'the first whole week starts next Monday')
   now = US('2024-01-14T23:59:59Z')
   t.equal(await s.tick(), 0, 'not before the week has ended')
@@ -60,6 +60,21 @@ t.test('enabled instances run each whole week once; missed weeks after a restart
   t.equal(results[0].status, 'no_data', 'a week without observations still gives its result (status no_data)')
   t.same((await catalog.analytics.weeks(on.id)).map((w) => [w.status_code, w.result_id]), results.map((r) => [200, r.result_id]), 'the ledger names each result')
   t.equal((await catalog.analytics.latestResults(project.id)).length, 1, 'the disabled instance has none')
+})
+
+t.test('weeks follow the project time zone: Monday 00:00 local, across the DST switch', async (t) => {
+  const dir = t.testdir()
+  const { catalog, store, project, cip } = await seeded(t, dir)
+  await catalog.projects.update(project.id, { time_zone: 'Europe/Berlin' })
+  let now = US('2024-03-20T10:00:00Z')
+  const s = new AnalyticsService({ catalog, store, library, now: () => now, worker: 'w1' })
+  const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: await s.weeksFrom(project.id) })
+  t.equal(specTimestamp(on.weeks_from), '2024-03-24 23:00:00+00:00', 'Monday 25 March 00:00 CET')
+  now = US('2024-03-31T21:59:59Z')
+  t.equal(await s.tick(), 0, 'the week (167 hours: clocks go forward) has not ended yet')
+  now = US('2024-03-31T22:00:00Z')
+  t.equal(await s.tick(), 1, 'Monday 1 April 00:00 CEST')
+  t.same((await catalog.analytics.results(on.id)).map((r) => `${specTimestamp(r.start)} - ${specTimestamp(r.end)}`), ['2024-03-24 23:00:00+00:00 - 2024-03-31 22:00:00+00:00'])
 })
 
 t.test('two workers on one catalog file: each week runs exactly once', async (t) => {

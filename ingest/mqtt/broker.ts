@@ -198,7 +198,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         client.id = `${session.sessionScope}/${client.id}`
         guard?.authenticated(maxPacketBytes)
         done(null, true)
-      }, (err) => done(authError(String(err), 3), false))
+      }).catch((err) => done(authError(String(err), 3), false)) // the catalog (or the tag cache's load) failed
     },
     authorizeSubscribe: (client, sub, done) => {
       const s = (client as LintelClient).lintel

@@ -33,7 +33,8 @@ interface ProjectTags { byName: Map<string, Tags>; nameOf: Map<number, string> }
 export class DatapointTagCache {
   private readonly projects: LRUCache<number, ProjectTags>
   private readonly loads = new Map<number, Promise<void>>()
-  /** The newest read or write per datapoint id in flight: an older one that ends later is dropped. */
+  /** Per datapoint id with reads in flight: their number, and the newest read or write (an older read that ends later is dropped). */
+  private readonly inFlight = new Map<number, number>()
   private readonly newest = new Map<number, number>()
   private seq = 0
   /** Bumped when projects are dropped: a load begun before is not stored. */
@@ -68,7 +69,7 @@ export class DatapointTagCache {
 
   /** A change of the datapoint's tags made by this process, committed: applied at once. */
   set(projectId: number, id: number, dataPointID: string, tags: Tags): void {
-    this.newest.set(id, ++this.seq)
+    if (this.inFlight.has(id)) this.newest.set(id, ++this.seq) // a read in flight may predate it: dropped
     this.apply(id, { project_id: projectId, dataPointID, tags })
   }
 
@@ -107,12 +108,15 @@ export class DatapointTagCache {
   private async refresh(id: number): Promise<void> {
     const n = ++this.seq
     this.newest.set(id, n)
+    this.inFlight.set(id, (this.inFlight.get(id) ?? 0) + 1)
     try {
       await Promise.allSettled([...this.loads.values()])
       const dp = await this.catalog.datapoints.byId(id)
       if (this.newest.get(id) === n) this.apply(id, dp)
     } finally {
-      if (this.newest.get(id) === n) this.newest.delete(id)
+      const left = this.inFlight.get(id)! - 1
+      if (left > 0) this.inFlight.set(id, left)
+      else { this.inFlight.delete(id); this.newest.delete(id) }
     }
   }
 

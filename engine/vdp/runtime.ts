@@ -8,7 +8,7 @@
 // the outputs of the previous one are written.
 // Status changes go through the lifecycle (status.ts): a failing pipeline is "Health check
 // failed", one that cannot start again after a restart is "Start failed".
-import { concatMap, type SchedulerLike, type Subscription, tap } from 'rxjs'
+import type { SchedulerLike, Subscription } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { Ingest } from '../ingest-port.ts'
@@ -21,6 +21,7 @@ import { buildPipeline, inputRange } from './pipeline.ts'
 import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { VdpRunner } from './runner.ts'
 import { moveVdp } from './status.ts'
+import { type OutputOwner, OutputSink } from './output-sink.ts'
 
 export interface RuntimeLog { info(obj: object, msg: string): void; warn?(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
@@ -29,6 +30,8 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   /** Starts under way (they await the store): id → project. stop() removes the entry, and
    *  a start that finds its entry gone after an await gives up instead of running. */
   private readonly starting = new Map<number, number>()
+  /** Outputs of all of them, written in batches (output-sink.ts). */
+  private readonly sink: OutputSink
 
   constructor (private readonly deps: {
     catalog: Catalog
@@ -41,7 +44,9 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     scheduler?: SchedulerLike
     /** Page size and horizon of the catch-up on start (tests lower them). */
     catchUp?: ReplayLimits
-  }) {}
+  }) {
+    this.sink = new OutputSink(deps.ingest)
+  }
 
   isRunning(id: number): boolean {
     return this.running.has(id)
@@ -76,12 +81,17 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
       this.stop(v.id)
       moveVdp(catalog, v.id, 'health_check_failed', `Health check failed: ${(err as Error).message}`).catch(() => { /* deleted or moved on */ })
     }
-    const writes = outputsWritten()
+    const writes = outputsWritten(fail)
     const options = { scheduler: this.deps.scheduler, initialCounter: replay.last?.value, alreadyStored: replay.alreadyStored }
-    const sub = buildPipeline(config, replay.input, options).pipe(
-      tap(writes.emitted),
-      concatMap((o) => writes.written(this.deps.ingest(v.project_id, [{ series: output, time: o.time, value: o.value }]))),
-    ).subscribe({ error: fail })
+    const sink = this.sink
+    const project = v.project_id
+    const sub = buildPipeline(config, replay.input, options).subscribe({
+      next: (o) => {
+        writes.emitted()
+        sink.write(project, { series: output, time: o.time, value: o.value }, writes)
+      },
+      error: fail,
+    })
     sub.add(() => { replay.close(); writes.release() })
     this.running.set(v.id, { sub, projectId: v.project_id })
     replay.feed(writes.drained).catch(fail)
@@ -142,18 +152,20 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
 
 /**
  * Counts the outputs under way (emitted, not yet written) so the catch-up reads its next page
- * only once the outputs of the previous one are written: what waits in concatMap stays
- * bounded by a page. `drained` resolves when nothing is pending, or the pipeline ended.
+ * only once the outputs of the previous one are written: what waits in the sink stays
+ * bounded by a page. `drained` resolves when nothing is pending, or the pipeline ended. A
+ * failed write fails the virtual datapoint (once; not after it was stopped).
  */
-function outputsWritten() {
+function outputsWritten(fail: (err: Error) => void): OutputOwner & { emitted(): void; drained(): Promise<void>; release(): void } {
   let pending = 0
   let released = false
   let waiters: (() => void)[] = []
   const wake = () => { const w = waiters; waiters = []; for (const f of w) f() }
   return {
     emitted: () => { pending++ },
-    written: async (write: Promise<void>) => {
-      try { await write } finally { if (--pending === 0) wake() }
+    written: (err) => {
+      if (err && !released) fail(err)
+      if (--pending === 0) wake()
     },
     drained: () => (pending === 0 || released ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     release: () => { released = true; wake() },

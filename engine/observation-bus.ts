@@ -47,6 +47,7 @@ export function observedStore(store: TimeseriesStore, bus: ObservationBus): Time
     count: (s, a, b) => store.count(s, a, b),
     listSeries: () => store.listSeries(),
     deleteSeries: (s) => store.deleteSeries(s),
+    replaceRange: (s, a, b, p) => store.replaceRange(s, a, b, p),
     close: () => store.close(),
   }
 }

@@ -61,8 +61,8 @@ import { OverloadedError } from '../../core/errors.ts'
 import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, TimeseriesStore } from './port.ts'
 import { QuestdbHttp, type Row } from './questdb-http.ts'
 import {
-  MIN_REAL_TIME, SHIFT, countSql, createTableSql, deleteSeriesSql, firstTimeSql, floorDivBig, isSeriesId, listSeriesSql,
-  rangeSql, sampleBySql, sampleGroupBySql, sampleStride, storedBounds, tableColumnsSql, tableInfoSql, tableName, walStatusSql,
+  MIN_REAL_TIME, SHIFT, countSql, createTableSql, deleteRangeSql, deleteSeriesSql, firstTimeSql, floorDivBig, isSeriesId, listSeriesSql,
+  rangeSql, sampleBySql, sampleGroupBySql, sampleStride, type StoredBounds, storedBounds, tableColumnsSql, tableInfoSql, tableName, walStatusSql,
 } from './questdb-sql.ts'
 
 export interface QuestdbStoreOptions {
@@ -182,7 +182,7 @@ interface AppendJob {
   resolve: () => void
   reject: (err: Error) => void
 }
-interface DeleteJob { kind: 'delete'; series: number[]; resolve: () => void; reject: (err: Error) => void }
+interface DeleteJob { kind: 'delete'; series: number[]; range?: StoredBounds; resolve: () => void; reject: (err: Error) => void }
 type Job = AppendJob | DeleteJob
 
 interface Waiter {
@@ -325,6 +325,19 @@ class QuestdbStore implements TimeseriesStore {
     })
   }
 
+  /** Detaches the range's rows (as deleteSeries does), then appends: both through the write queue, in order. */
+  async replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void> {
+    this.check()
+    const range = storedBounds(start, end)
+    if (isSeriesId(series) && !range.empty) {
+      await new Promise<void>((resolve, reject) => {
+        this.queue.push({ kind: 'delete', series: [series], range, resolve, reject })
+        this.pump()
+      })
+    }
+    if (points.length > 0) await this.append(points.map((p) => ({ series, time: p.time, value: p.value })))
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -445,8 +458,11 @@ class QuestdbStore implements TimeseriesStore {
   private async runDelete(job: DeleteJob): Promise<void> {
     try {
       // A few hundred ids per statement keeps the URL short.
-      for (let i = 0; i < job.series.length; i += 500) {
-        await this.http.exec(deleteSeriesSql(this.table, job.series.slice(i, i + 500)))
+      if (job.range) await this.http.exec(deleteRangeSql(this.table, job.series[0], job.range))
+      else {
+        for (let i = 0; i < job.series.length; i += 500) {
+          await this.http.exec(deleteSeriesSql(this.table, job.series.slice(i, i + 500)))
+        }
       }
     } catch (err) {
       job.reject(err as Error)

@@ -8,7 +8,14 @@
 // the outputs of the previous one are written.
 // Status changes go through the lifecycle (status.ts): a failing pipeline is "Health check
 // failed", one that cannot start again after a restart is "Start failed".
-import type { SchedulerLike, Subscription } from 'rxjs'
+// Replay (issue 14 item 2, range-replay.ts): a running virtual datapoint is stopped for the
+// replay of a range and started again after it, so it continues storage-first from the
+// replayed outputs (windows, a counter's total). Late data: an input observation at or before
+// the newest one its pin has seen (late, or a correction of a stored value) and at most
+// `latenessUs` behind it schedules such a replay from its time on, RECOMPUTE_DELAY_MS later,
+// one per virtual datapoint for all late observations seen meanwhile. Older ones are left to
+// the live pipeline alone (which drops what its windows no longer hold).
+import { type Observable, type SchedulerLike, type Subscription, tap } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { Ingest } from '../ingest-port.ts'
@@ -22,6 +29,13 @@ import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { VdpRunner } from './runner.ts'
 import { moveVdp } from './status.ts'
 import { type OutputOwner, OutputSink } from './output-sink.ts'
+import { type RangeReplayResult, replayRange, ReplayRefused, replayRefusal } from './range-replay.ts'
+import type { Obs, VdpConfig } from './types.ts'
+
+/** Default lateness horizon (LINTEL_VDP_LATENESS): one hour. */
+export const DEFAULT_LATENESS_US = 3600 * 1_000_000
+/** Late observations seen within this time are recomputed together. */
+export const RECOMPUTE_DELAY_MS = 200
 
 export interface RuntimeLog { info(obj: object, msg: string): void; warn?(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
@@ -32,6 +46,10 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   private readonly starting = new Map<number, number>()
   /** Outputs of all of them, written in batches (output-sink.ts). */
   private readonly sink: OutputSink
+  /** Replays under way: id → whether to start it again afterwards (stop() clears that). */
+  private readonly replaying = new Map<number, { restart: boolean }>()
+  /** Recomputes scheduled by late data: id → earliest late time. */
+  private readonly recomputes = new Map<number, { from: number }>()
 
   constructor (private readonly deps: {
     catalog: Catalog
@@ -44,12 +62,16 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     scheduler?: SchedulerLike
     /** Page size and horizon of the catch-up on start (tests lower them). */
     catchUp?: ReplayLimits
+    /** Lateness horizon in µs (default DEFAULT_LATENESS_US; 0: late data is not recomputed). */
+    latenessUs?: number
+    /** Told when a recompute for late data finished or failed (tests, logs). */
+    onRecompute?: (r: { id: number; from: number; result?: RangeReplayResult; err?: unknown }) => void
   }) {
     this.sink = new OutputSink(deps.ingest)
   }
 
   isRunning(id: number): boolean {
-    return this.running.has(id)
+    return this.running.has(id) || this.replaying.get(id)?.restart === true
   }
 
   async start(v: VdpRecord): Promise<void> {
@@ -65,9 +87,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   private async startNow(v: VdpRecord): Promise<void> {
     const { catalog, store, bus } = this.deps
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
-    const ids = await catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
-    const output = ids.get(v.dataPointID)!
-    const inputs = config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) }))
+    const { inputs, output } = await this.wiring(v, config)
     const log = this.deps.log
     const onHorizon = (h: { lastOutput: number; catchUpAfter: number }) =>
       (log.warn ?? log.info).call(log, { vdp: v.dataPointID, project_id: v.project_id, ...h }, 'catch-up horizon reached: older inputs after the last output are not computed')
@@ -85,7 +105,9 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     const options = { scheduler: this.deps.scheduler, initialCounter: replay.last?.value, alreadyStored: replay.alreadyStored }
     const sink = this.sink
     const project = v.project_id
-    const sub = buildPipeline(config, replay.input, options).subscribe({
+    const horizon = this.deps.latenessUs ?? DEFAULT_LATENESS_US
+    const input = horizon > 0 ? watchLateness(replay.input, horizon, (time) => this.late(v, time)) : replay.input
+    const sub = buildPipeline(config, input, options).subscribe({
       next: (o) => {
         writes.emitted()
         sink.write(project, { series: output, time: o.time, value: o.value }, writes)
@@ -97,7 +119,62 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     replay.feed(writes.drained).catch(fail)
   }
 
+  /**
+   * Recomputes [start, end) from the store (range-replay.ts) and replaces the outputs there.
+   * A running one is stopped meanwhile and started again afterwards. Rejects with
+   * ReplayRefused for time triggers, and when a replay of it is under way already.
+   */
+  async replay(v: VdpRecord, start: number, end: number, progress?: (inputs: number) => void): Promise<RangeReplayResult> {
+    const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
+    const refusal = replayRefusal(config)
+    if (refusal) throw new ReplayRefused(refusal)
+    if (this.replaying.has(v.id)) throw new ReplayRefused('a replay of it is under way')
+    const restart = this.running.has(v.id) || this.starting.has(v.id)
+    this.stop(v.id)
+    const state = { restart }
+    this.replaying.set(v.id, state)
+    try {
+      const { inputs, output } = await this.wiring(v, config)
+      return await replayRange(this.deps.store, config, inputs, output, start, end, { progress })
+    } finally {
+      this.replaying.delete(v.id)
+      if (state.restart) {
+        try { await this.start(v) } catch (err) { await this.startFailed(v, `Start failed after a replay: ${(err as Error).message}`) }
+      }
+    }
+  }
+
+  /** A late input observation of a running virtual datapoint: recompute from `time` soon. */
+  private late(v: VdpRecord, time: number): void {
+    const pending = this.recomputes.get(v.id)
+    if (pending) { pending.from = Math.min(pending.from, time); return }
+    const entry = { from: time }
+    this.recomputes.set(v.id, entry)
+    setTimeout(() => {
+      this.recomputes.delete(v.id)
+      if (!this.running.has(v.id) || this.replaying.has(v.id)) return
+      this.replay(v, entry.from, Number.MAX_SAFE_INTEGER).then(
+        (result) => {
+          this.deps.log.info({ vdp: v.dataPointID, project_id: v.project_id, from: entry.from, ...result }, 'late input: virtual datapoint recomputed')
+          this.deps.onRecompute?.({ id: v.id, from: entry.from, result })
+        },
+        (err) => {
+          this.deps.log.error({ err, vdp: v.dataPointID, project_id: v.project_id }, 'late input: recompute failed')
+          this.deps.onRecompute?.({ id: v.id, from: entry.from, err })
+        },
+      )
+    }, RECOMPUTE_DELAY_MS).unref()
+  }
+
+  /** Series of the inputs and the output. */
+  private async wiring(v: VdpRecord, config: VdpConfig) {
+    const ids = await this.deps.catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
+    return { output: ids.get(v.dataPointID)!, inputs: config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) })) }
+  }
+
   stop(id: number): void {
+    const r = this.replaying.get(id)
+    if (r) r.restart = false
     this.starting.delete(id)
     this.running.get(id)?.sub.unsubscribe()
     this.running.delete(id)
@@ -147,6 +224,21 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
 
   private async startFailed(v: VdpRecord, message: string): Promise<void> {
     try { await moveVdp(this.deps.catalog, v.id, 'start_failed', message) } catch { /* deleted or moved on meanwhile */ }
+  }
+}
+
+/**
+ * The pins' inputs, telling `late(time)` about an observation at or before the newest its pin
+ * has seen (a late one, or a correction) and at most `horizon` µs behind it. Observations of
+ * one pin arrive in time order when nothing is late (the store-first feed replays in order).
+ */
+function watchLateness(input: (key: string) => Observable<Obs>, horizon: number, late: (time: number) => void): (key: string) => Observable<Obs> {
+  return (key) => {
+    let newest = -Infinity
+    return input(key).pipe(tap((o) => {
+      if (o.time > newest) newest = o.time
+      else if (newest - o.time <= horizon) late(o.time)
+    }))
   }
 }
 

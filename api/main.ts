@@ -127,7 +127,10 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   let vdpRuntime: VdpRuntime | undefined
   const subscriptions: LogSubscription[] = []
   if (roles.has('worker')) {
-    vdpRuntime = new VdpRuntime({ catalog, store: rawStore, ingest: log ? ingest : (_p, batch) => store.append(batch), bus, log: logger.child({ component: 'vdp' }) })
+    vdpRuntime = new VdpRuntime({
+      catalog, store: rawStore, ingest: log ? ingest : (_p, batch) => store.append(batch), bus, log: logger.child({ component: 'vdp' }),
+      latenessUs: config.vdpLatenessSeconds * 1_000_000,
+    })
     if (log) {
       // One consumer group writes the store and only then feeds the engine (storage-first:
       // a virtual datapoint never reacts to an observation that is not stored yet).

@@ -29,7 +29,10 @@ import type { ReplayInput } from '../stream/replay.ts'
 import { buildPipeline } from './pipeline.ts'
 import type { Obs, VdpConfig } from './types.ts'
 
-export class ReplayRefused extends Error {}
+/** A replay that cannot run: `trigger` (a time trigger), `busy` (a replay of it is under way). */
+export class ReplayRefused extends Error {
+  constructor (readonly kind: 'trigger' | 'busy', message: string) { super(message) }
+}
 
 export interface RangeReplayResult {
   /** Input observations fed from the range (the windows' history not counted). */
@@ -56,7 +59,7 @@ export async function replayRange(
   start: number, end: number, opts: RangeReplayOptions = {},
 ): Promise<RangeReplayResult> {
   const refusal = replayRefusal(config)
-  if (refusal) throw new ReplayRefused(refusal)
+  if (refusal) throw new ReplayRefused('trigger', refusal)
   const read = (s: number, q: Parameters<TimeseriesStore['read']>[1]) => store.read(s, q)
   const chunk = opts.chunk ?? CATCH_UP_CHUNK
   const [before] = await read(output, { end: start, limit: 1, from: 'last' })

@@ -127,8 +127,8 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   async replay(v: VdpRecord, start: number, end: number, progress?: (inputs: number) => void): Promise<RangeReplayResult> {
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
     const refusal = replayRefusal(config)
-    if (refusal) throw new ReplayRefused(refusal)
-    if (this.replaying.has(v.id)) throw new ReplayRefused('a replay of it is under way')
+    if (refusal) throw new ReplayRefused('trigger', refusal)
+    if (this.replaying.has(v.id)) throw new ReplayRefused('busy', 'a replay of it is under way')
     const restart = this.running.has(v.id) || this.starting.has(v.id)
     this.stop(v.id)
     const state = { restart }

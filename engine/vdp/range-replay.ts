@@ -12,8 +12,10 @@
 //      (engine/stream/catch-up.ts catchUpPages), in pages.
 // After each page the outputs before the page's last time are final (a later observation of
 // another pin may still come at that same time), and the store's range up to there is replaced
-// in one step (TimeseriesStore.replaceRange), so memory stays bounded by a page and a reader
-// never sees a gap. The last step replaces up to `end`: outputs the replay no longer produces
+// in one step (TimeseriesStore.replaceRange), so memory stays bounded by a few pages and a
+// reader never sees a gap. Up to WRITES_IN_FLIGHT replacements are under way while the next
+// pages are computed (the store keeps their order): waiting for each commit left the replay
+// idle a third of its time. The last step replaces up to `end`: outputs the replay no longer produces
 // (a removed input, a formula now null) are gone.
 //
 // Equal to the live outputs when live saw the inputs in event-time order (tested by
@@ -23,13 +25,17 @@
 // only, not published on the bus: virtual datapoints fed by this one are replayed on their own.
 import { Subject } from 'rxjs'
 import type { Point, TimeseriesStore } from '../store/port.ts'
-import { CATCH_UP_CHUNK, catchUpPages } from '../stream/catch-up.ts'
+import { catchUpPages } from '../stream/catch-up.ts'
 import { windowHistory } from '../stream/rebuild.ts'
 import type { ReplayInput } from '../stream/replay.ts'
 import { buildPipeline } from './pipeline.ts'
 import type { Obs, VdpConfig } from './types.ts'
 
 /** A replay that cannot run: `trigger` (a time trigger), `busy` (a replay of it is under way). */
+/** Input observations per page of a replay (larger than a restart's catch-up: nothing else waits on it). */
+export const REPLAY_CHUNK = 20_000
+const WRITES_IN_FLIGHT = 4
+
 export class ReplayRefused extends Error {
   constructor (readonly kind: 'trigger' | 'busy', message: string) { super(message) }
 }
@@ -42,7 +48,7 @@ export interface RangeReplayResult {
 }
 
 export interface RangeReplayOptions {
-  /** Input observations per page (default CATCH_UP_CHUNK). */
+  /** Input observations per page (default REPLAY_CHUNK). */
   chunk?: number
   /** Told after each page with the inputs fed so far. */
   progress?: (inputs: number) => void
@@ -61,7 +67,7 @@ export async function replayRange(
   const refusal = replayRefusal(config)
   if (refusal) throw new ReplayRefused('trigger', refusal)
   const read = (s: number, q: Parameters<TimeseriesStore['read']>[1]) => store.read(s, q)
-  const chunk = opts.chunk ?? CATCH_UP_CHUNK
+  const chunk = opts.chunk ?? REPLAY_CHUNK
   const [before] = await read(output, { end: start, limit: 1, from: 'last' })
   const subjects = new Map(inputs.map((i) => [i.key, new Subject<Obs>()]))
   let pending: Point[] = []
@@ -71,6 +77,13 @@ export async function replayRange(
     alreadyStored: (time) => time < start,
   }).subscribe({ next: (o) => { if (o.time >= start && o.time < end) pending.push(o) }, error: (err) => { failure = err } })
   const check = () => { if (failure) throw failure }
+  const writes: Promise<void>[] = []
+  const replace = async (from: number, to: number, points: Point[]) => {
+    const w = store.replaceRange(output, from, to, points)
+    w.catch(() => { /* awaited below */ })
+    writes.push(w)
+    if (writes.length >= WRITES_IN_FLIGHT) await writes.shift()
+  }
   try {
     // 1. The windows as of start, in event-time order across pins (stable: equal times keep pin order).
     const history: { key: string; obs: Point }[] = []
@@ -87,14 +100,17 @@ export async function replayRange(
       fed += page.length
       const last = page[page.length - 1].obs.time
       if (last > from) {
-        const final = pending.filter((o) => o.time < last)
-        pending = pending.filter((o) => o.time >= last)
-        await store.replaceRange(output, from, last, final)
+        let cut = pending.length // outputs are in time order: the final ones are a prefix
+        while (cut > 0 && pending[cut - 1].time >= last) cut--
+        const final = pending.slice(0, cut)
+        pending = pending.slice(cut)
+        await replace(from, last, final)
         from = last
       }
       opts.progress?.(fed)
     }
-    await store.replaceRange(output, from, end, pending)
+    await replace(from, end, pending)
+    for (const w of writes.splice(0)) await w
     return { inputs: fed, outputs: await store.count(output, start, end) }
   } finally {
     sub.unsubscribe()

@@ -127,27 +127,29 @@ class StoreWatch {
 
 interface Sender { send(s: Slice): Promise<void>; close(): Promise<void> }
 
+// One connection (HTTP) or client (MQTT) per slice position: the observations of a virtual
+// datapoint always travel one connection, in order, so none arrives late (which would make it
+// recompute, engine/vdp/runtime.ts) however many requests are in flight.
 function httpSender(server: Server, pid: number): Sender {
-  const pool = new Pool(server.url, { connections: CONCURRENCY + 2, pipelining: 1 })
+  const pools = Array.from({ length: SLICES }, () => new Pool(server.url, { connections: 1, pipelining: 1 }))
   const path = `/v2/project/${pid}/timeseries`
   return {
     send: async (s) => {
-      const res = await pool.request({ method: 'POST', path, body: s.http, headers: { authorization: basicHeader, 'content-type': 'application/json' } })
+      const res = await pools[s.slice].request({ method: 'POST', path, body: s.http, headers: { authorization: basicHeader, 'content-type': 'application/json' } })
       const text = await res.body.text()
       if (res.statusCode !== 200) throw new Error(`ingest ${res.statusCode} ${text}`)
     },
-    close: () => pool.close(),
+    close: async () => { await Promise.all(pools.map((p) => p.close())) },
   }
 }
 
 async function mqttSender(server: Server, handle: string): Promise<Sender> {
   const clients: MqttClient[] = []
-  for (let i = 0; i < CONCURRENCY; i++) {
+  for (let i = 0; i < SLICES; i++) {
     clients.push(await mqtt.connectAsync(`mqtt://127.0.0.1:${server.mqtt.tcp}`, { clientId: `bench-vdp-${i}`, username: 'bench', password: 'bench-password', reconnectPeriod: 0 }))
   }
-  let next = 0
   return {
-    send: async (s) => { await clients[next++ % clients.length].publishAsync(`lintel/${handle}/bench`, s.line, { qos: 1 }) },
+    send: async (s) => { await clients[s.slice].publishAsync(`lintel/${handle}/bench`, s.line, { qos: 1 }) },
     close: async () => { await Promise.all(clients.map((c) => c.endAsync())) },
   }
 }
@@ -165,13 +167,13 @@ async function latencies(probes: Probe[]): Promise<{ p50: number; p99: number; m
   return { p50: +percentile(ms, 50).toFixed(1), p99: +percentile(ms, 99).toFixed(1), max: +Math.max(...ms).toFixed(1), before_ack: before }
 }
 
-/** Sends slices with `CONCURRENCY` in flight, each probed. */
+/** Sends slices with up to `CONCURRENCY` in flight, each probed; one slice position is sent by one worker, in round order. */
 async function sendMax(sender: Sender, watch: StoreWatch, slices: Slice[]): Promise<Probe[]> {
   const probes: Probe[] = []
-  let next = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < slices.length) {
-      const s = slices[next++]
+  const workers = Math.min(CONCURRENCY, SLICES)
+  await Promise.all(Array.from({ length: workers }, async (_, w) => {
+    for (const s of slices) {
+      if (s.slice % workers !== w) continue
       const readable = watch.readable(s.probeVdp, s.probeTime)
       await sender.send(s)
       probes.push({ ack: performance.now(), readable })

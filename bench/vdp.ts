@@ -22,6 +22,7 @@
 // Phase "rate": slices at a fixed offered rate (BENCH_RATE evaluations/s, default 100,000)
 // for BENCH_RATE_SECONDS; p50/p99 of the probes.
 // Each run: a fresh server and data directory; both transports, both phases.
+// Figures and what bounds them: README "Benchmarks".
 // Usage: npm run bench:vdp   (BENCH_RUNS=3, BENCH_ROUNDS=200, BENCH_RATE=100000,
 //   BENCH_RATE_SECONDS=10, BENCH_CONCURRENCY=4, BENCH_TRANSPORT=http,mqtt, BENCH_VDPS=1000,
 //   BENCH_PROFILE=<dir>: the server writes a --cpu-prof profile there)

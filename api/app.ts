@@ -1,4 +1,5 @@
 // build(deps) returns the Fastify app, not listening (STYLE.md: only the start file listens).
+import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Ajv } from 'ajv'
@@ -25,6 +26,11 @@ import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
 import { alertRoutes, type AlertRunner } from './routes/alerts.ts'
 import { setpointRoutes } from './routes/setpoints.ts'
+import { componentRoutes } from './routes/components.ts'
+import { componentInProjectRoutes } from './routes/components-in-project.ts'
+import { analyticsRoutes } from './routes/analytics.ts'
+import { AnalyticsService } from '../engine/analytics/service.ts'
+import { loadComponentLibrary, type ComponentLibrary } from '../engine/analytics/library.ts'
 import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import type { Documents } from '../engine/blobs/documents.ts'
@@ -57,6 +63,8 @@ export interface AppDeps {
   vdpRunner?: VdpRunner
   /** Runs alerts (engine/alerts/runtime.ts); without it alerts are stored but not evaluated in this process. */
   alertRunner?: AlertRunner
+  /** Which webhook addresses alerts may name (default: no internal address). */
+  webhookPolicy?: WebhookAddressPolicy
   /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
   setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
@@ -69,6 +77,10 @@ export interface AppDeps {
    * within 5 minutes, then 429 with Retry-After until the window ends.
    */
   loginThrottle?: LoginThrottle | LoginThrottleOptions
+  /** The component library (engine/analytics/library.ts); default: data/components, loaded now. */
+  library?: ComponentLibrary
+  /** Runs analysis instances (engine/analytics/service.ts); default: one over this catalog and store. */
+  analytics?: AnalyticsService
   /** The company and project file spaces (engine/blobs); without it their routes are not served. */
   documents?: Documents
 }
@@ -108,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
   const auth = new Authenticator(deps.catalog, { throttle })
+  app.addHook('onClose', async () => auth.close())
   installAccessHooks(app, deps.catalog, auth)
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))
   // A deleted project's file rows and quota go with it (catalog cascade); its objects here.
@@ -126,8 +139,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
-  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} } })
+  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} }, webhookPolicy: deps.webhookPolicy ?? new WebhookAddressPolicy() })
   await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
+  const library = deps.library ?? loadComponentLibrary()
+  await app.register(componentRoutes, { ...ctx, library })
+  await app.register(componentInProjectRoutes, { ...ctx, library })
+  const analytics = deps.analytics ?? new AnalyticsService({ catalog: deps.catalog, store: deps.store, library })
+  await app.register(analyticsRoutes, { ...ctx, library, analytics })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
   if (documents) {

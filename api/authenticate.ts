@@ -7,7 +7,10 @@
 // counts only while the user's current email and password hash are the ones it was made
 // with. An old email therefore finds no user at once, and a new password or a deleted user
 // invalidates the entry at once, on every node sharing the catalog. The entry keeps a keyed
-// hash (HMAC with a per-process secret) of the password, never the password.
+// hash (HMAC with a per-process secret) of the password, never the password. Besides, the
+// catalog's `credentials` change (catalog/port.ts, "Changes") drops the user's entry (or all
+// entries) on every node as soon as a password, email, user, company or token changes on any
+// (issue 17, item 4): no node keeps a login alive that another node has ended.
 //
 // Throttling (issue 9, item 6): failed logins are counted per source address and per
 // account (the email named) in the shared LoginThrottle; while either is blocked, an attempt
@@ -18,6 +21,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Catalog } from '../catalog/index.ts'
+import { CREDENTIALS } from '../catalog/changes.ts'
 import { AuthenticationError, ForbiddenError, TooManyRequestsError } from '../core/errors.ts'
 import { LoginThrottle } from '../catalog/login-throttle.ts'
 import { verifyPassword } from '../catalog/passwords.ts'
@@ -38,10 +42,25 @@ export class Authenticator {
   private readonly cache: LRUCache<number, CacheEntry>
   private readonly secret = randomBytes(32)
   readonly throttle: LoginThrottle
+  private readonly unsubscribe: () => void
 
   constructor (private readonly catalog: Catalog, opts: AuthenticatorOptions = {}) {
     this.cache = new LRUCache({ max: opts.cacheSize ?? 10_000, ttl: opts.cacheTtlMs ?? 5 * 60_000 })
     this.throttle = opts.throttle ?? new LoginThrottle()
+    this.unsubscribe = catalog.changes.subscribe(CREDENTIALS, (change) => {
+      if (typeof change.userId === 'number') this.cache.delete(change.userId)
+      else this.cache.clear()
+    })
+  }
+
+  /** Stops listening for credential changes (the app closes). */
+  close(): void {
+    this.unsubscribe()
+  }
+
+  /** Verified logins cached now (tests). */
+  get cachedLogins(): number {
+    return this.cache.size
   }
 
   /** The caller of a request; `address` is the source address the throttle counts. */

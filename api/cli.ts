@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { Catalog } from '../catalog/index.ts'
+import { openCatalog } from '../catalog/index.ts'
 import { CURRENCY_USAGE, runCurrency } from './cli-currency.ts'
 import { LintelError } from '../core/errors.ts'
 import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
@@ -93,10 +93,10 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
 
   const config = loadConfig()
   if (command === 'metrics') return printMetrics(config.dataDir, out)
-  if (!values.init && !existsSync(join(config.dataDir, 'catalog.db'))) {
+  if (config.catalog === 'sqlite' && !values.init && !existsSync(join(config.dataDir, 'catalog.db'))) {
     throw new UsageError(`no catalog in '${config.dataDir}' (LINTEL_DATA_DIR): start the server there first, point LINTEL_DATA_DIR at your data directory, or add --init to create an empty catalog`)
   }
-  const catalog = Catalog.open(config.dataDir, adminEndpoints)
+  const catalog = await openCatalog(config, adminEndpoints)
   try {
     if (positionals[0] === 'currency') return await runCurrency(catalog, positionals.slice(1), values.from, out, (m) => new UsageError(m))
     switch (command) {

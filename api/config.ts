@@ -1,6 +1,7 @@
 // Configuration from environment variables, or from a JSON file named by LINTEL_CONFIG whose
 // keys are the same variable names (the environment wins over the file). Validated at start:
 // every wrong value is reported by name, with what was expected and what was given.
+import { parseWebhookAllow } from '../engine/notify/address-policy.ts'
 import { readFileSync } from 'node:fs'
 import type { BlobConfig } from '../engine/blobs/index.ts'
 import { readBlobsConfig } from './blobs-config.ts'
@@ -13,7 +14,7 @@ export interface Config {
   roles: ReadonlySet<Role>
   /** Time-series store: `embedded` (SQLite in the data directory) or `questdb`. */
   store: 'embedded' | 'questdb'
-  /** Observation log: `memory` (in-process, one process) or `kafka`. */
+  /** Observation path: `memory` (in-process: ingest queue → store → bus, no log; engine/observation-path/embedded.ts) or `kafka` (the log). */
   log: 'memory' | 'kafka'
   /** QuestDB, e.g. http://127.0.0.1:9000 (LINTEL_QUESTDB). */
   questdb?: string
@@ -23,11 +24,21 @@ export interface Config {
   kafkaBrokers?: string
   /** Topic of the observation log (LINTEL_KAFKA_TOPIC, default lintel.observations). */
   kafkaTopic: string
+  /** Metadata catalog (LINTEL_CATALOG): `sqlite` (catalog.db in the data directory) or `postgres`. */
+  catalog: 'sqlite' | 'postgres'
+  /** The PostgreSQL catalog, e.g. postgres://lintel@db.example:5432/lintel (LINTEL_POSTGRES_URL). */
+  postgresUrl?: string
   /** Redis shared by clustered broker nodes, e.g. redis://127.0.0.1:6379 (LINTEL_REDIS_URL). */
   redisUrl?: string
   /** This node's id in a broker cluster (LINTEL_NODE_ID). */
   nodeId: string
   dataDir: string
+  /**
+   * Directory of the SQLite catalog (LINTEL_CATALOG_DIR, default the data directory). Scaled
+   * processes on one machine without the PostgreSQL catalog point it at one directory, so
+   * that their data directories stay their own.
+   */
+  catalogDir: string
   host: string
   httpPort: number
   logLevel: string
@@ -42,6 +53,8 @@ export interface Config {
   vdpDefaultEnabled: boolean
   /** How far behind its pin's newest observation a late or corrected input still recomputes a virtual datapoint, seconds (0: never). */
   vdpLatenessSeconds: number
+  /** Internal hosts, addresses or CIDR ranges alert webhooks may reach (LINTEL_WEBHOOK_ALLOW); none by default. */
+  webhookAllow: string[]
   mqtt: {
     tlsPort: number
     wsPort: number
@@ -54,6 +67,8 @@ export interface Config {
   }
   /** Document storage (api/blobs-config.ts); undefined: documents are not served. */
   blobs?: BlobConfig
+  /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
+  componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
   bootstrap?: { companyName: string; adminEmail: string; adminPassword: string }
 }
@@ -82,7 +97,9 @@ export function loadConfig(env: Source = process.env): Config {
   }
 
   const config: Config = {
+    catalog: 'sqlite',
     dataDir: str('LINTEL_DATA_DIR', './data'),
+    catalogDir: '',
     host: str('LINTEL_HOST', '127.0.0.1'),
     httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),
     logLevel: str('LINTEL_LOG_LEVEL', 'info'),
@@ -92,9 +109,11 @@ export function loadConfig(env: Source = process.env): Config {
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
+    webhookAllow: [],
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }
+  if (source.LINTEL_COMPONENTS_DIR !== undefined) config.componentsDir = source.LINTEL_COMPONENTS_DIR
   const roleText = source.LINTEL_ROLES ?? 'api,broker,worker'
   const roles = roleText.split(',').map((r) => r.trim()).filter((r) => r !== '')
   const badRoles = roles.filter((r) => !ROLES.includes(r as Role))
@@ -109,12 +128,18 @@ export function loadConfig(env: Source = process.env): Config {
   config.store = choice('LINTEL_STORE', ['embedded', 'questdb'] as const, 'embedded')
   config.log = choice('LINTEL_LOG', ['memory', 'kafka'] as const, 'memory')
   config.questdb = source.LINTEL_QUESTDB
+  config.catalog = choice('LINTEL_CATALOG', ['sqlite', 'postgres'] as const, 'sqlite')
+  config.postgresUrl = source.LINTEL_POSTGRES_URL
+  if (config.catalog === 'postgres' && !config.postgresUrl) problems.push('LINTEL_CATALOG=postgres needs LINTEL_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/lintel)')
+  if (config.postgresUrl !== undefined && !/^postgres(ql)?:\/\/[^\s]+$/.test(config.postgresUrl)) problems.push(`LINTEL_POSTGRES_URL must be a postgres:// or postgresql:// URL, got '${config.postgresUrl.replace(/:[^:@/]*@/, ':***@')}'`)
+  if (config.postgresUrl !== undefined && config.catalog !== 'postgres') problems.push('LINTEL_POSTGRES_URL is set but LINTEL_CATALOG is not postgres: set LINTEL_CATALOG=postgres, or remove LINTEL_POSTGRES_URL')
   config.kafkaBrokers = source.LINTEL_KAFKA_BROKERS
   config.questdbTable = source.LINTEL_QUESTDB_TABLE ?? 'obs'
   config.kafkaTopic = source.LINTEL_KAFKA_TOPIC ?? 'lintel.observations'
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(config.questdbTable)) problems.push(`LINTEL_QUESTDB_TABLE must be a plain table name, got '${config.questdbTable}'`)
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.kafkaTopic)) problems.push(`LINTEL_KAFKA_TOPIC must be a Kafka topic name, got '${config.kafkaTopic}'`)
   config.redisUrl = source.LINTEL_REDIS_URL
+  config.catalogDir = str('LINTEL_CATALOG_DIR', config.dataDir)
   config.nodeId = source.LINTEL_NODE_ID ?? `node-${process.pid}`
   if (config.store === 'questdb' && !config.questdb) problems.push('LINTEL_STORE=questdb needs LINTEL_QUESTDB (e.g. http://127.0.0.1:9000)')
   if (config.log === 'kafka' && !config.kafkaBrokers) problems.push('LINTEL_LOG=kafka needs LINTEL_KAFKA_BROKERS (e.g. 127.0.0.1:9092)')
@@ -128,6 +153,11 @@ export function loadConfig(env: Source = process.env): Config {
   if (vdp !== undefined) {
     if (vdp !== 'enabled' && vdp !== 'disabled') problems.push(`LINTEL_VDP_DEFAULT must be enabled or disabled, got '${vdp}'`)
     config.vdpDefaultEnabled = vdp !== 'disabled'
+  }
+  if (source.LINTEL_WEBHOOK_ALLOW !== undefined) {
+    const allow = parseWebhookAllow(source.LINTEL_WEBHOOK_ALLOW)
+    if (typeof allow === 'string') problems.push(allow)
+    else config.webhookAllow = allow
   }
   const certFile = source.LINTEL_MQTT_CERT_FILE
   const keyFile = source.LINTEL_MQTT_KEY_FILE

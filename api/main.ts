@@ -1,7 +1,10 @@
 // The composition root (DESIGN.md): reads configuration and wires the adapters it chooses.
-//   embedded default: all roles in one process, SQLite store, in-process observation bus
-//   scaled mode: roles in separate processes (LINTEL_ROLES), QuestDB store, Kafka log,
-//                Redis behind clustered brokers
+// The mode is chosen once, as the observation path (engine/observation-path/):
+//   embedded default: all roles in one process, SQLite store, ingest queue → store → bus
+//   scaled mode: roles in separate processes (LINTEL_ROLES), QuestDB store, Kafka log whose
+//                store group (on the workers) writes the store and feeds the bus, Redis
+//                behind clustered brokers
+// Everything after that choice is wired against the path, by role only.
 // `npm start` runs this file (as the server process itself: `exec` in package.json, so a
 // signal to the npm pid reaches it). Before anything is created it takes the data directory's
 // lock and checks the listen address and ports (issue 15 items 4, 5); on SIGTERM/SIGINT it
@@ -10,19 +13,24 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import pino, { type Logger } from 'pino'
-import { Catalog } from '../catalog/index.ts'
-import type { Ingest } from '../engine/ingest-port.ts'
-import type { LogSubscription, ObservationLog } from '../engine/log/port.ts'
-import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
+import { RUN_STATE } from '../catalog/changes.ts'
+import { openCatalog, type Catalog } from '../catalog/index.ts'
+import type { ObservationLog } from '../engine/log/port.ts'
+import { openEmbeddedPath } from '../engine/observation-path/embedded.ts'
+import type { ObservationPath } from '../engine/observation-path/port.ts'
+import { openScaledPath } from '../engine/observation-path/scaled.ts'
 import { ProjectRuntimes } from '../engine/project-runtimes.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
+import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { SetpointService } from '../engine/setpoints/service.ts'
+import { loadComponentLibrary } from '../engine/analytics/library.ts'
+import { AnalyticsService } from '../engine/analytics/service.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
-import { IngestQueue } from '../ingest/ingest-queue.ts'
 import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { Documents } from '../engine/blobs/documents.ts'
@@ -45,11 +53,35 @@ async function openStore(config: Config, logger: Logger): Promise<TimeseriesStor
   return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
 }
 
-async function openLog(config: Config, logger: Logger): Promise<ObservationLog | undefined> {
-  if (config.log !== 'kafka') return undefined
+async function openLog(config: Config, logger: Logger): Promise<ObservationLog> {
   // node-rdkafka is installed by the scaled set-up only (npm run setup:scaled) and loaded only in this mode.
   const { openKafkaLog } = await import('../engine/log/kafka-log.ts')
-  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, onError: (err) => logger.warn({ err }, 'kafka') })
+  // A dead worker's partitions move after the session time-out: 6 s, Kafka's smallest by default.
+  return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, sessionTimeoutMs: 6_000, onError: (err) => logger.warn({ err }, 'kafka') })
+}
+
+/** The observation path of the configured mode: the one place where the mode forks. */
+async function openPath(config: Config, logger: Logger, seams: StartSeams): Promise<ObservationPath> {
+  const opened = await openStore(config, logger)
+  const store = seams.wrapStore ? seams.wrapStore(opened) : opened
+  if (config.log !== 'kafka') return openEmbeddedPath({ store, queue: seams.ingestQueue })
+  try {
+    const log = await openLog(config, logger)
+    return openScaledPath({ store, log, consume: { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') } })
+  } catch (err) {
+    await store.close()
+    throw err
+  }
+}
+
+/**
+ * Where a worker hears of run-state changes made by an API in another process: the catalog's
+ * change notification (PostgreSQL LISTEN/NOTIFY, topic run-state). The SQLite catalog cannot
+ * notify another process: there the worker asks the catalog every second.
+ */
+function runStateChanges(config: Config, catalog: Catalog): RunStateChanges {
+  if (config.catalog === 'postgres') return (listener) => catalog.changes.subscribe(RUN_STATE, () => listener())
+  return pollingChanges(1000)
 }
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
@@ -77,11 +109,6 @@ async function preflight(config: Config): Promise<void> {
   })
 }
 
-/** Resolves once the ingest queue holds nothing: every accepted observation is stored. */
-async function drained(queue: IngestQueue | undefined): Promise<void> {
-  while ((queue?.metrics().pending ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, 5))
-}
-
 export async function start(config: Config, seams: StartSeams = {}) {
   const lock = needsLock(config) ? lockDataDir(config.dataDir) : undefined
   try {
@@ -96,7 +123,9 @@ export async function start(config: Config, seams: StartSeams = {}) {
 async function startLocked(config: Config, lock: { release: () => void } | undefined, seams: StartSeams) {
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   const roles = config.roles
-  const catalog = Catalog.open(config.dataDir, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled })
+  // The component library first: a broken file stops the start with one line, before anything opens.
+  const library = loadComponentLibrary(config.componentsDir)
+  const catalog = await openCatalog({ ...config, dataDir: config.catalogDir }, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled, onError: (err) => logger.warn({ err }, 'catalog connection') })
   const boot = roles.has('api') ? await bootstrapIfEmpty(catalog, config) : undefined
   if (roles.has('api') && !boot && config.bootstrap) {
     // Issue 15 item 3: a later start with the first-start variables must not ignore them silently.
@@ -112,42 +141,34 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     logger.info({ company: boot.company, email: boot.email }, 'first start: created company and admin user from configuration')
   }
 
-  // Storage-first: with the in-process log, every write goes through the observed store and
-  // is published on the bus once durable. With Kafka, ingest goes to the log; the worker's
-  // consumer groups write the store and feed the bus.
-  const bus = new ObservationBus()
-  const opened = await openStore(config, logger)
-  const rawStore = seams.wrapStore ? seams.wrapStore(opened) : opened
-  const store = observedStore(rawStore, bus)
-  const log = await openLog(config, logger)
-  const queue = log ? undefined : new IngestQueue(store, seams.ingestQueue)
-  const ingest: Ingest = log ? (project, batch) => log.publish(project, batch) : (_project, batch) => queue!.enqueue(batch)
+  // Storage-first: the path makes every observation durable before its bus carries it.
+  const path = await openPath(config, logger, seams)
+  const { bus, ingest } = path
+  const store = path.store
   const closers: (() => Promise<void> | void)[] = []
 
-  let vdpRuntime: VdpRuntime | undefined
-  const subscriptions: LogSubscription[] = []
-  if (roles.has('worker')) {
-    vdpRuntime = new VdpRuntime({
-      catalog, store: rawStore, ingest: log ? ingest : (_p, batch) => store.append(batch), bus, log: logger.child({ component: 'vdp' }),
-      latenessUs: config.vdpLatenessSeconds * 1_000_000,
-    })
-    if (log) {
-      // One consumer group writes the store and only then feeds the engine (storage-first:
-      // a virtual datapoint never reacts to an observation that is not stored yet).
-      subscriptions.push(await log.consume('lintel-store', async (records) => {
-        await rawStore.append(records.flatMap((r) => r.observations))
-        for (const r of records) bus.publish(r.observations)
-      }, { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') }))
-    }
-  }
+  // The worker runs the projects of its share of the path (scaled: its log partitions).
+  const owns = (projectId: number) => path.owns(projectId)
+  const vdpRuntime = roles.has('worker')
+    ? new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }), owns, latenessUs: config.vdpLatenessSeconds * 1_000_000 })
+    : undefined
 
   // Every runtime that works for a project stops it before the project is deleted (item 7 of
   // issue 9). Later runtimes (setpoints, alerts, apps) register here as well. A process
   // without the worker role has none: the worker's reconcile() stops what the catalog lost.
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: rawStore, bus, log: logger.child({ component: 'alerts' }) })
+  const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy })
   if (alerts) projectRuntimes.register('alerts', alerts)
+
+  // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
+  // workers share it through the catalog's ledger: each week runs once).
+  const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, log: logger.child({ component: 'analytics' }) })
+  if (roles.has('worker')) {
+    analytics.start()
+    closers.push(() => analytics.stop())
+  }
 
   let broker: Broker | undefined
   let caFile: string | undefined
@@ -157,7 +178,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
     caFile = tls.certPath
     broker = await startBroker({
-      catalog, resolver, ingest, ingestMetrics: () => queue?.metrics() ?? {}, log: logger.child({ component: 'mqtt' }),
+      catalog, resolver, ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
       redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, datapointAccess: canAccessDatapoint,
       listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
     })
@@ -197,7 +218,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     const spoolDir = join(config.dataDir, 'spool')
     mkdirSync(spoolDir, { recursive: true })
     app = await buildApp({
-      catalog, store, ingest, logger, spoolDir,
+      catalog, store, ingest, logger, spoolDir, library, analytics,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
@@ -207,6 +228,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
       documents,
       alertRunner: alerts,
+      webhookPolicy,
       setpoints,
     })
     try {
@@ -219,18 +241,24 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   }
 
   await alerts?.resume()
-  if (vdpRuntime) {
+  if (vdpRuntime && alerts) {
     await vdpRuntime.resume()
-    // Without the API in this process, the catalog is how run/stop requests arrive.
-    if (!roles.has('api')) {
-      const timer = setInterval(() => { vdpRuntime!.reconcile().catch((err) => logger.error({ err }, 'vdp: reconcile failed')) }, 1000)
-      timer.unref()
-      closers.push(() => clearInterval(timer))
-    }
+    // Run/stop made by an API in another process arrives by notification; the worker's
+    // share of projects changes as the log's partitions move between workers.
+    const control = new WorkerControl({
+      runtimes: [vdpRuntime, alerts],
+      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(config, catalog),
+      onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
+    })
+    closers.push(() => control.close())
+    await path.startWorker((partitions) => {
+      logger.info({ partitions }, 'worker: runs the projects of these log partitions')
+      control.shareChanged()
+    })
   }
 
   // The whole process, for the operator tool (`npx lintel metrics`).
-  const processMetrics = () => ({ ...(broker?.metrics() ?? {}), ...(queue?.metrics() ?? {}) })
+  const processMetrics = () => ({ ...(broker?.metrics() ?? {}), ...path.metrics() })
   closers.push(startMetricsSnapshots(config.dataDir, processMetrics, (err) => logger.warn({ err }, 'metrics: snapshot not written')))
 
   // Graceful: stop accepting first (HTTP answers new requests 503 and finishes those in
@@ -256,15 +284,13 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     logger.debug('shutdown: closing the MQTT broker')
     await broker?.close()
     logger.debug('shutdown: draining the ingest queue')
-    await drained(queue)
+    await path.drained()
     logger.debug('shutdown: closing the engine and the stores')
     for (const c of closers) await c()
     vdpRuntime?.stopAll()
     await blobs?.close()
     await alerts?.close()
-    for (const s of subscriptions) await s.stop()
-    await log?.close()
-    await store.close()
+    await path.close()
     await catalog.close()
     lock?.release()
   }

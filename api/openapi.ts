@@ -29,6 +29,10 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   80: [404], 81: [404], 82: [404], 83: [404], 84: [404], 85: [404],
   // alerts (100-108): unknown alert or datapoint; enable/disable twice; PUT always refuses
   102: [409], 103: [409], 106: [409],
+  // mapped components (113-124): a pin or attribute already set (POST)
+  118: [409], 121: [409],
+  // analysis (150-161): the instance of a (function, component) pair exists
+  151: [409],
 }
 
 /** Headers that come with some failures (error-handler.ts). */

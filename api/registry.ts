@@ -98,6 +98,38 @@ export const endpoints: readonly Endpoint[] = [
   e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
   e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
   e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
+  // Component library (spec 3 "Component models", issue 12): block 110-112. Global reference
+  // data, the same for every company: User scope (any authenticated user, no grant).
+  e(110, 'GET', '/v2/components', 'User', 'The abstract components of the library'),
+  e(111, 'GET', '/v2/component/{component_id}/pins', 'User', 'The pin placeholders of an abstract component, with their L1-L5 attributes'),
+  e(112, 'GET', '/v2/component/{component_id}/attributeDefinitions', 'User', 'The attribute definitions of an abstract component'),
+  // Mapped components (spec 3 "Mapped components", issue 12): block 113-125.
+  e(113, 'GET', '/v2/project/{project_id}/componentsInProject', 'Project', 'The mapped components of the project'),
+  e(114, 'GET', '/v2/project/{project_id}/componentInProject/{componentinproject_id}', 'Project', 'A mapped component with its pins (and their datapoints), attributes and tags'),
+  e(115, 'PUT', '/v2/project/{project_id}/componentInProject/{componentinproject_id}', 'Project', 'Change the display name or tags of a mapped component'),
+  e(116, 'DELETE', '/v2/project/{project_id}/componentInProject/{componentinproject_id}', 'Project', 'Delete a mapped component with its mappings, analysis instances and results'),
+  e(117, 'POST', '/v2/project/{project_id}/componentInProject', 'Project', 'Instantiate an abstract component into the project'),
+  e(118, 'POST', '/v2/project/{project_id}/componentInProject/pin/datapoint', 'Project', 'Map datapoints to unmapped pins'),
+  e(119, 'PUT', '/v2/project/{project_id}/componentInProject/pin/datapoint', 'Project', 'Map datapoints to pins, replacing existing mappings'),
+  e(120, 'DELETE', '/v2/project/{project_id}/componentInProject/pin/datapoint', 'Project', 'Unmap a pin'),
+  e(121, 'POST', '/v2/project/{project_id}/componentInProject/attribute', 'Project', 'Fill attributes that have no value yet'),
+  e(122, 'PUT', '/v2/project/{project_id}/componentInProject/attribute', 'Project', 'Set attributes, replacing existing values'),
+  e(123, 'DELETE', '/v2/project/{project_id}/componentInProject/attribute', 'Project', 'Clear an attribute'),
+  e(124, 'GET', '/v2/project/{project_id}/componentInProject/{componentinproject_id}/suggestions', 'Project', 'Datapoints of the project ranked per pin from their unit and name'),
+  // Analysis (spec 3 "Analysis", issue 12): block 150-169. Routes under /v2/analytics take the
+  // project as the query parameter project_id; the function list is global (User scope).
+  e(150, 'GET', '/v2/analytics/functions', 'User', 'The analysis functions, optionally those applicable to a component'),
+  e(151, 'POST', '/v2/analytics/instance', 'Project', 'Create an analysis instance: one per analysis function and mapped component'),
+  e(152, 'GET', '/v2/analytics/instance/{instance_id}', 'Project', 'Read an analysis instance'),
+  e(153, 'GET', '/v2/analytics/instances', 'Project', 'The analysis instances of the project'),
+  e(154, 'POST', '/v2/analytics/instance/{instance_id}/run', 'Project', 'Run an analysis instance on a time range [start, end): one new result'),
+  e(155, 'GET', '/v2/analytics/componentsInProject', 'Project', 'The latest result of every instance, grouped by mapped component'),
+  e(156, 'GET', '/v2/analytics/componentInProject/{componentinproject_id}/results', 'Project', 'A mapped component with its instances and all their results'),
+  e(157, 'GET', '/v2/analytics/results', 'Project', 'The most recent result of every instance in full, grouped by mapped component'),
+  e(158, 'GET', '/v2/analytics/instance/{instance_id}/results', 'Project', 'All results of an analysis instance'),
+  e(159, 'GET', '/v2/analytics/instance/{instance_id}/result/{result_id}', 'Project', 'A result in full, in English or German (result_language)'),
+  e(160, 'PUT', '/v2/analytics/instance/{instance_id}', 'Project', 'Change the name, description or enabling of an analysis instance'),
+  e(161, 'DELETE', '/v2/analytics/instance/{instance_id}', 'Project', 'Delete an analysis instance with its results'),
   // Setpoints (issue 11): block 140-149
   e(140, 'PUT', '/v2/datapoint', 'Project', 'Set the write bounds of a datapoint'),
   e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),

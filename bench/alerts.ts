@@ -21,12 +21,13 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { adminEndpoints } from '../api/registry.ts'
 import { Catalog } from '../catalog/index.ts'
+import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import { openAlerts } from '../engine/alerts/index.ts'
 import { ObservationBus, observedStore } from '../engine/observation-bus.ts'
 import { rfc3339 } from '../engine/notify/payload.ts'
 import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
-import { IngestQueue } from '../ingest/ingest-queue.ts'
+import { IngestQueue } from '../engine/observation-path/ingest-queue.ts'
 import { emit, median, progress } from './lib.ts'
 
 const runs = Number(process.env.BENCH_RUNS ?? 3)
@@ -104,7 +105,7 @@ async function run(no: number) {
   timed(bus, 'publish', 'evaluate (bus publish)')
   timed(catalog.alerts, 'recordTransitions', 'store events + outbox')
   timed(catalog.alerts, 'saveStates', 'checkpoints')
-  const alerts = openAlerts({ catalog, store: sqlite, bus, log: quiet })
+  const alerts = openAlerts({ catalog, store: sqlite, bus, log: quiet, webhookPolicy: new WebhookAddressPolicy(['127.0.0.1']) })
   const startT = performance.now()
   await alerts.resume()
   const startMs = performance.now() - startT

@@ -8,12 +8,16 @@ import { join } from 'node:path'
 export const ADMIN = { email: 'bench@lintel.test', password: 'bench-password' }
 export const basicHeader = 'Basic ' + Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')
 
-export interface Server { url: string; dataDir: string; child: ChildProcess; mqtt: { tls: number; ws: number; tcp?: number }; caFile: string; stop: () => Promise<void> }
+export interface Server { url: string; child: ChildProcess; dataDir: string; mqtt: { tls: number; ws: number; tcp?: number }; caFile: string; stop: () => Promise<void> }
 
-/** Starts `npm start`'s entry point on a fresh data directory and an ephemeral port. */
-export async function startServer(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Server> {
+/**
+ * Starts `npm start`'s entry point on a fresh data directory and an ephemeral port.
+ * BENCH_NODE_ARGS adds Node options to the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+ */
+export async function startServer(env: Record<string, string> = {}, preload: string[] = []): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-'))
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...preload.flatMap((p) => ['--import', p]), 'api/main.ts'], {
     env: {
       ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
       LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
@@ -32,7 +36,7 @@ export async function startServer(env: Record<string, string> = {}, nodeArgs: st
   })
   const port = (re: RegExp) => { const m = re.exec(out); return m ? Number(m[1]) : undefined }
   return {
-    url, dataDir, child,
+    url, child, dataDir,
     mqtt: { tls: port(/mqtts:\/\/[^:]+:(\d+)/)!, ws: port(/wss:\/\/[^:]+:(\d+)/)!, tcp: port(/ mqtt:\/\/[^:]+:(\d+)/) },
     caFile: /CA file (\S+)\)/.exec(out)![1],
     stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); rmSync(dataDir, { recursive: true, force: true }) },

@@ -246,7 +246,8 @@ const record = (key: string, eps: number, p50: number, p99: number) => {
 
 for (let run = 1; run <= RUNS; run++) {
   const profile = process.env.BENCH_PROFILE
-  const server = await startServer({ LINTEL_MQTT_TCP_PORT: '0' }, profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])
+  if (profile) process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profile}` // read by startServer
+  const server = await startServer({ LINTEL_MQTT_TCP_PORT: '0' })
   try {
     progress(`run ${run}/${RUNS}: creating and starting ${VDPS} virtual datapoints`)
     const { pid, handle } = await setup(server)

@@ -61,14 +61,14 @@ export interface Transition {
 
 export interface OutboxEntry { id: number; alert_id: number; channel: string; payload: string; attempts: number; created_at: number }
 
-interface Row {
+export interface AlertRow {
   id: number; project_id: number; datapoint: number; datapoint_id: string; kind: AlertKind; name: string; description: string
   status_code: number; config: string; notification: string; attributes: string; created_at: number
 }
 
-const SELECT = 'SELECT a.*, d.datapoint_id FROM alerts a JOIN datapoints d ON d.id = a.datapoint'
+export const ALERT_SELECT = 'SELECT a.*, d.datapoint_id FROM alerts a JOIN datapoints d ON d.id = a.datapoint'
 
-const toRecord = (r: Row): AlertRecord => ({
+export const toAlert = (r: AlertRow): AlertRecord => ({
   id: r.id, project_id: r.project_id, datapoint: r.datapoint, dataPointID: r.datapoint_id, kind: r.kind, name: r.name,
   description: r.description, status_code: r.status_code, config: JSON.parse(r.config), notification: JSON.parse(r.notification),
   attributes: JSON.parse(r.attributes), created_at: r.created_at,
@@ -88,8 +88,8 @@ export class Alerts {
   }
 
   async find(id: number): Promise<AlertRecord | undefined> {
-    const row = this.sql(`${SELECT} WHERE a.id = ?`).get(id) as Row | undefined
-    return row && toRecord(row)
+    const row = this.sql(`${ALERT_SELECT} WHERE a.id = ?`).get(id) as AlertRow | undefined
+    return row && toAlert(row)
   }
 
   async byId(id: number): Promise<AlertRecord> {
@@ -99,13 +99,13 @@ export class Alerts {
   }
 
   async listByProject(projectId: number): Promise<AlertRecord[]> {
-    return (this.sql(`${SELECT} WHERE a.project_id = ? ORDER BY a.id`).all(projectId) as Row[]).map(toRecord)
+    return (this.sql(`${ALERT_SELECT} WHERE a.project_id = ? ORDER BY a.id`).all(projectId) as AlertRow[]).map(toAlert)
   }
 
   /** Alerts of all projects with one of the status codes (those that run, after a restart). */
   async listByStatus(codes: readonly number[]): Promise<AlertRecord[]> {
     if (codes.length === 0) return []
-    return (this.sql(`${SELECT} WHERE a.status_code IN (${codes.map(() => '?').join(', ')}) ORDER BY a.id`).all(...codes) as Row[]).map(toRecord)
+    return (this.sql(`${ALERT_SELECT} WHERE a.status_code IN (${codes.map(() => '?').join(', ')}) ORDER BY a.id`).all(...codes) as AlertRow[]).map(toAlert)
   }
 
   async setStatus(id: number, code: number): Promise<AlertRecord> {
@@ -156,8 +156,8 @@ export class Alerts {
       const alerts = new Map<number, AlertRecord | undefined>()
       for (const t of list) {
         if (!alerts.has(t.alertId)) {
-          const row = this.sql(`${SELECT} WHERE a.id = ?`).get(t.alertId) as Row | undefined
-          alerts.set(t.alertId, row && toRecord(row))
+          const row = this.sql(`${ALERT_SELECT} WHERE a.id = ?`).get(t.alertId) as AlertRow | undefined
+          alerts.set(t.alertId, row && toAlert(row))
         }
         const alert = alerts.get(t.alertId)
         if (!alert) continue

@@ -8,8 +8,49 @@ import type { Datapoint } from './types.ts'
 /** Datapoints a project may hold unless the operator sets another quota (migration 4). */
 export const DEFAULT_MAX_DATAPOINTS = 100_000
 
-interface Row { id: number; project_id: number; dataPointID: string; hash_id: string }
-const COLUMNS = 'id, project_id, datapoint_id AS dataPointID, hash_id'
+export interface DatapointRow { id: number; project_id: number; dataPointID: string; hash_id: string }
+export const DATAPOINT_COLUMNS = 'id, project_id, datapoint_id AS "dataPointID", hash_id'
+
+export const TAGS_OF_PROJECT = 'SELECT t.datapoint, t.key, t.value FROM tags t JOIN datapoints d ON d.id = t.datapoint WHERE d.project_id = ?'
+export interface TagOfRow { datapoint: number; key: string; value: string }
+
+/** Datapoints from their rows and the tag rows of (some of) them. */
+export function withTags(rows: DatapointRow[], tagRows: TagOfRow[]): Datapoint[] {
+  const tags = new Map<number, Record<string, string>>()
+  for (const t of tagRows) {
+    let rec = tags.get(t.datapoint)
+    if (!rec) tags.set(t.datapoint, rec = {})
+    rec[t.key] = t.value
+  }
+  return rows.map((r) => ({ ...r, tags: tags.get(r.id) ?? {} }))
+}
+
+/** Throws the 413 when `more` new datapoints do not fit into the project's quota. */
+export function assertRoom(projectId: number, { max, used }: { max: number; used: number }, more: number): void {
+  if (used + more > max) {
+    throw new TooLargeError(`Datapoint quota of project ${projectId} reached: it holds ${used} of at most ${max} datapoints ` +
+      `(set by the operator), so ${more} new datapoint(s) cannot be created`)
+  }
+}
+
+export function assertQuota(max: number): void {
+  if (!(Number.isSafeInteger(max) && max >= 0)) throw new InvalidInputError(`A datapoint quota must be a non-negative integer, got ${max}`)
+}
+
+/** The identifiers not yet known (first occurrence each), or the 400 of the first bad one. */
+export function freshIdentifiers(identifiers: Iterable<string>, known: (ident: string) => boolean): string[] {
+  const seen = new Set<string>()
+  const fresh: string[] = []
+  for (const ident of identifiers) {
+    if (seen.has(ident)) continue
+    seen.add(ident)
+    if (known(ident)) continue
+    const problem = identifierProblem(ident)
+    if (problem) throw new InvalidInputError(`Refused: ${problem}`)
+    fresh.push(ident)
+  }
+  return fresh
+}
 
 export class Datapoints {
   private readonly sql: ReturnType<typeof statements>
@@ -31,16 +72,11 @@ export class Datapoints {
     const insert = this.sql('INSERT INTO datapoints (project_id, datapoint_id, hash_id, created_at) VALUES (?, ?, ?, ?)')
     const ids = new Map<string, number>()
     this.db.transaction(() => {
-      const fresh: string[] = []
-      for (const ident of identifiers) {
-        if (ids.has(ident)) continue
+      const fresh = freshIdentifiers(identifiers, (ident) => {
         const id = find.get(projectId, ident) as number | undefined
         ids.set(ident, id ?? -1)
-        if (id !== undefined) continue
-        const problem = identifierProblem(ident)
-        if (problem) throw new InvalidInputError(`Refused: ${problem}`)
-        fresh.push(ident)
-      }
+        return id !== undefined
+      })
       if (fresh.length === 0) return
       this.assertRoom(projectId, fresh.length)
       for (const ident of fresh) ids.set(ident, Number(insert.run(projectId, ident, hashId(ident, len), Date.now()).lastInsertRowid))
@@ -59,16 +95,12 @@ export class Datapoints {
 
   /** Throws the 413 when `more` new datapoints do not fit into the project's quota. */
   assertRoom(projectId: number, more: number): void {
-    const { max, used } = this.quota(projectId)
-    if (used + more > max) {
-      throw new TooLargeError(`Datapoint quota of project ${projectId} reached: it holds ${used} of at most ${max} datapoints ` +
-        `(set by the operator), so ${more} new datapoint(s) cannot be created`)
-    }
+    assertRoom(projectId, this.quota(projectId), more)
   }
 
   /** The operator's quota of one project; null = the catalog default. */
   setQuota(projectId: number, max: number | null): void {
-    if (max !== null && !(Number.isSafeInteger(max) && max >= 0)) throw new InvalidInputError(`A datapoint quota must be a non-negative integer, got ${max}`)
+    if (max !== null) assertQuota(max)
     if (this.sql('UPDATE project_limits SET max_datapoints = ? WHERE project_id = ?').run(max, projectId).changes === 0) {
       throw new NotFoundError(`Project ${projectId} not found`)
     }
@@ -80,12 +112,12 @@ export class Datapoints {
   }
 
   setDefaultQuota(max: number): void {
-    if (!(Number.isSafeInteger(max) && max >= 0)) throw new InvalidInputError(`A datapoint quota must be a non-negative integer, got ${max}`)
+    assertQuota(max)
     this.sql("UPDATE catalog_settings SET value = ? WHERE key = 'max_datapoints_per_project'").run(max)
   }
 
   find(projectId: number, dataPointID: string): Datapoint | undefined {
-    const row = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id = ?`).get(projectId, dataPointID) as Row | undefined
+    const row = this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id = ?`).get(projectId, dataPointID) as DatapointRow | undefined
     return row && { ...row, tags: this.tagsOf(row.id) }
   }
 
@@ -93,8 +125,8 @@ export class Datapoints {
   findMany(projectId: number, dataPointIDs: readonly string[]): Map<string, Datapoint> {
     const out = new Map<string, Datapoint>()
     for (let i = 0; i < dataPointIDs.length; i += 500) {
-      const rows = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id IN (SELECT value FROM json_each(?))`)
-        .all(projectId, JSON.stringify(dataPointIDs.slice(i, i + 500))) as Row[]
+      const rows = this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id IN (SELECT value FROM json_each(?))`)
+        .all(projectId, JSON.stringify(dataPointIDs.slice(i, i + 500))) as DatapointRow[]
       if (rows.length === 0) continue
       const byId = new Map<number, Datapoint>()
       for (const row of rows) {
@@ -123,30 +155,17 @@ export class Datapoints {
   /** `limit` datapoints of the project in id order: from `offset`, or after the id `afterId`. */
   slice(projectId: number, at: { offset: number } | { afterId: number }, limit: number): Datapoint[] {
     const rows = ('offset' in at
-      ? this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`).all(projectId, limit, at.offset)
-      : this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?`).all(projectId, at.afterId, limit)) as Row[]
+      ? this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`).all(projectId, limit, at.offset)
+      : this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND id > ? ORDER BY id LIMIT ?`).all(projectId, at.afterId, limit)) as DatapointRow[]
     if (rows.length === 0) return []
-    const tags = new Map<number, Record<string, string>>()
-    for (const t of this.sql('SELECT t.datapoint, t.key, t.value FROM tags t WHERE t.datapoint IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(rows.map((r) => r.id))) as { datapoint: number; key: string; value: string }[]) {
-      let rec = tags.get(t.datapoint)
-      if (!rec) tags.set(t.datapoint, rec = {})
-      rec[t.key] = t.value
-    }
-    return rows.map((r) => ({ ...r, tags: tags.get(r.id) ?? {} }))
+    return withTags(rows, this.sql('SELECT t.datapoint, t.key, t.value FROM tags t WHERE t.datapoint IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(rows.map((r) => r.id))) as TagOfRow[])
   }
 
   /** Every datapoint of the project at once: for tests and tools; the API pages (slice). */
   listByProject(projectId: number): Datapoint[] {
-    const rows = this.sql(`SELECT ${COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id`).all(projectId) as Row[]
-    const tags = new Map<number, Record<string, string>>()
-    for (const t of this.sql('SELECT t.datapoint, t.key, t.value FROM tags t JOIN datapoints d ON d.id = t.datapoint WHERE d.project_id = ?')
-      .all(projectId) as { datapoint: number; key: string; value: string }[]) {
-      let rec = tags.get(t.datapoint)
-      if (!rec) tags.set(t.datapoint, rec = {})
-      rec[t.key] = t.value
-    }
-    return rows.map((r) => ({ ...r, tags: tags.get(r.id) ?? {} }))
+    const rows = this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? ORDER BY id`).all(projectId) as DatapointRow[]
+    return withTags(rows, this.sql(TAGS_OF_PROJECT).all(projectId) as TagOfRow[])
   }
 
   /** Removes datapoints by integer id (used to undo creations of a failed write). */

@@ -23,8 +23,8 @@ export const DEFAULT_QUOTA: QuotaLimits = { file_size_bytes: 2 * 1024 ** 3, file
 
 /** The space's key in the catalog and the prefix of its objects in the storage. */
 export const spaceKey = (s: Space): string => (s.kind === 'company' ? `c${s.companyId}` : `p${s.projectId}`)
-const spaceName = (s: Space): string => (s.kind === 'company' ? `company ${s.companyId}` : `project ${s.projectId}`)
-const FILE = 'path, object_key, size_bytes, sha256, last_modified'
+export const spaceName = (s: Space): string => (s.kind === 'company' ? `company ${s.companyId}` : `project ${s.projectId}`)
+export const FILE = 'path, object_key, size_bytes, sha256, last_modified'
 
 export class FileSpaces {
   private readonly sql: ReturnType<typeof statements>
@@ -40,9 +40,7 @@ export class FileSpaces {
 
   /** Why an upload that has reached `total` bytes cannot fit beside `others` bytes (413 naming the limit). */
   refusal(s: Space, l: QuotaLimits, others: number, total: number): TooLargeError | undefined {
-    if (total > l.file_size_bytes) return fileTooLarge(s, l)
-    if (others + total > l.space_bytes) return spaceFull(s, l, others, total)
-    return undefined
+    return refusal(s, l, others, total)
   }
 
   /** The 413 of a space whose number of files is at its limit. */
@@ -55,9 +53,7 @@ export class FileSpaces {
   }
 
   async setLimits(s: Space, l: Partial<QuotaLimits>): Promise<QuotaLimits> {
-    for (const [name, v] of Object.entries(l)) {
-      if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new InvalidInputError(`${name} must be a whole number of at least 0, got ${v}`)
-    }
+    assertLimits(l)
     const key = spaceKey(s)
     const next = { ...this.limitsNow(key), ...Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined)) }
     this.sql(`INSERT INTO file_quotas (space, company_id, project_id, file_size_bytes, files, space_bytes) VALUES (?, ?, ?, ?, ?, ?)
@@ -74,10 +70,7 @@ export class FileSpaces {
     const key = spaceKey(s)
     const limits = this.limitsNow(key)
     const used = this.usageNow(key)
-    return {
-      quota_limits: limits, quota_used: used,
-      quota_available: { files: Math.max(0, limits.files - used.files), space_bytes: Math.max(0, limits.space_bytes - used.space_bytes) },
-    }
+    return toQuotaRecord(limits, used)
   }
 
   async get(s: Space, path: string): Promise<FileRow | undefined> {
@@ -86,7 +79,7 @@ export class FileSpaces {
 
   /** A page of the space's files in path order; `search` matches anywhere in the path, any case. */
   async list(s: Space, o: { page: number; perPage: number; search?: string }): Promise<{ items: FileRow[]; total: number }> {
-    const like = o.search ? `%${o.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : '%'
+    const like = o.search ? `%${likeEscaped(o.search)}%` : '%'
     const where = "space = ? AND path LIKE ? ESCAPE '\\'"
     const total = this.sql(`SELECT count(*) FROM files WHERE ${where}`).pluck().get(spaceKey(s), like) as number
     const items = this.sql(`SELECT ${FILE} FROM files WHERE ${where} ORDER BY path LIMIT ? OFFSET ?`)
@@ -104,14 +97,7 @@ export class FileSpaces {
     const key = spaceKey(s)
     return this.db.transaction(() => {
       const old = this.sql('SELECT object_key, size_bytes FROM files WHERE space = ? AND path = ?').get(key, f.path) as { object_key: string; size_bytes: number } | undefined
-      if (mode === 'create' && old) throw new InvalidInputError(`File '${f.path}' already exists in the file space of ${spaceName(s)}`)
-      if (mode === 'replace' && !old) throw new NotFoundError(`File '${f.path}' not found in the file space of ${spaceName(s)}`)
-      const limits = this.limitsNow(key)
-      const used = this.usageNow(key)
-      if (f.size_bytes > limits.file_size_bytes) throw fileTooLarge(s, limits)
-      if (!old && used.files + 1 > limits.files) throw filesFull(s, limits)
-      const after = used.space_bytes - (old?.size_bytes ?? 0) + f.size_bytes
-      if (after > limits.space_bytes) throw spaceFull(s, limits, used.space_bytes - (old?.size_bytes ?? 0), f.size_bytes)
+      assertCommit(s, mode, f, old, this.limitsNow(key), this.usageNow(key))
       if (old) {
         this.sql('UPDATE files SET object_key = ?, size_bytes = ?, sha256 = ?, last_modified = ? WHERE space = ? AND path = ?')
           .run(f.object_key, f.size_bytes, f.sha256, now, key, f.path)
@@ -127,7 +113,7 @@ export class FileSpaces {
   async delete(s: Space, path: string): Promise<string[]> {
     const key = spaceKey(s)
     return this.db.transaction(() => {
-      const prefix = `${path.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`
+      const prefix = `${likeEscaped(path)}/%`
       const rows = this.sql(`SELECT object_key FROM files WHERE space = ? AND (path = ? OR path LIKE ? ESCAPE '\\')`).pluck().all(key, path, prefix) as string[]
       if (rows.length === 0) throw new NotFoundError(`File or folder '${path}' not found in the file space of ${spaceName(s)}`)
       this.sql(`DELETE FROM files WHERE space = ? AND (path = ? OR path LIKE ? ESCAPE '\\')`).run(key, path, prefix)
@@ -138,9 +124,8 @@ export class FileSpaces {
   /** The spaces whose owner still exists, among `keys` (the orphan sweep deletes the others' objects). */
   async orphans(keys: string[]): Promise<string[]> {
     return keys.filter((k) => {
-      const m = /^([cp])([1-9]\d*)$/.exec(k)
-      if (!m) return false // not a space of ours: leave it alone
-      return !this.sql(`SELECT 1 FROM ${m[1] === 'c' ? 'companies' : 'projects'} WHERE id = ?`).get(Number(m[2]))
+      const owner = ownerOf(k)
+      return owner !== undefined && !this.sql(`SELECT 1 FROM ${owner.table} WHERE id = ?`).get(owner.id)
     })
   }
 
@@ -153,10 +138,51 @@ export class FileSpaces {
   }
 }
 
+/** `text` for a LIKE pattern with ESCAPE '\\': its own %, _ and \\ taken literally. */
+export const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export function toQuotaRecord(limits: QuotaLimits, used: { files: number; space_bytes: number }): QuotaRecord {
+  return {
+    quota_limits: limits, quota_used: used,
+    quota_available: { files: Math.max(0, limits.files - used.files), space_bytes: Math.max(0, limits.space_bytes - used.space_bytes) },
+  }
+}
+
+/** Refuses a commit (see FileSpaces.commit) given the file now at its path and the space's limits and use. */
+export function assertCommit(s: Space, mode: 'create' | 'replace', f: Omit<FileRow, 'last_modified'>, old: { size_bytes: number } | undefined,
+  limits: QuotaLimits, used: { files: number; space_bytes: number }): void {
+  if (mode === 'create' && old) throw new InvalidInputError(`File '${f.path}' already exists in the file space of ${spaceName(s)}`)
+  if (mode === 'replace' && !old) throw new NotFoundError(`File '${f.path}' not found in the file space of ${spaceName(s)}`)
+  if (f.size_bytes > limits.file_size_bytes) throw fileTooLarge(s, limits)
+  if (!old && used.files + 1 > limits.files) throw filesFull(s, limits)
+  const others = used.space_bytes - (old?.size_bytes ?? 0)
+  if (others + f.size_bytes > limits.space_bytes) throw spaceFull(s, limits, others, f.size_bytes)
+}
+
+/** Why an upload that has reached `total` bytes cannot fit beside `others` bytes (413 naming the limit). */
+export function refusal(s: Space, l: QuotaLimits, others: number, total: number): TooLargeError | undefined {
+  if (total > l.file_size_bytes) return fileTooLarge(s, l)
+  if (others + total > l.space_bytes) return spaceFull(s, l, others, total)
+  return undefined
+}
+
+/** Checks operator limits before they are stored. */
+export function assertLimits(l: Partial<QuotaLimits>): void {
+  for (const [name, v] of Object.entries(l)) {
+    if (v !== undefined && !(Number.isSafeInteger(v) && v >= 0)) throw new InvalidInputError(`${name} must be a whole number of at least 0, got ${v}`)
+  }
+}
+
+/** The orphan sweep's reading of a space key: its owner's table and id, or undefined (not ours). */
+export function ownerOf(key: string): { table: 'companies' | 'projects'; id: number } | undefined {
+  const m = /^([cp])([1-9]\d*)$/.exec(key)
+  return m ? { table: m[1] === 'c' ? 'companies' : 'projects', id: Number(m[2]) } : undefined
+}
+
 // The refusals an upload can meet mid-stream or at commit, each naming its limit (413).
 const fileTooLarge = (s: Space, l: QuotaLimits) =>
   new TooLargeError(`File too large: the file space of ${spaceName(s)} accepts files of at most ${l.file_size_bytes} bytes (quota_limits.file_size_bytes)`)
-const filesFull = (s: Space, l: QuotaLimits) =>
+export const filesFull = (s: Space, l: QuotaLimits) =>
   new TooLargeError(`Quota exceeded: the file space of ${spaceName(s)} holds at most ${l.files} files (quota_limits.files)`)
 const spaceFull = (s: Space, l: QuotaLimits, used: number, size: number) =>
   new TooLargeError(`Quota exceeded: the file space of ${spaceName(s)} holds at most ${l.space_bytes} bytes (quota_limits.space_bytes); ${used} are used by other files and this upload needs at least ${size}`)

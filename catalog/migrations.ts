@@ -361,4 +361,74 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX setpoint_operations_dp ON setpoint_operations(project_id, datapoint_id, id);
   CREATE INDEX setpoint_operations_open ON setpoint_operations(id) WHERE status = 'initialized' OR (status = 'requested' AND deadline IS NOT NULL);
   `,
+  // 11: component analytics (spec 3 "Analytics"; issue 12): mapped components of a project
+  //    (the abstract component is the library's id, data/components), their pin → datapoint
+  //    mappings (a deleted datapoint unmaps its pins) and attribute values; analysis
+  //    instances, one per (function, mapped component); results with the texts of both
+  //    languages; and the weekly ledger, one row per (instance, week) claimed before the run,
+  //    so a week never runs twice. Everything goes with its project. New tables only.
+  `
+  CREATE TABLE components_in_project (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    component_id INTEGER NOT NULL,
+    display_name TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '{}',
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX components_in_project_project ON components_in_project(project_id, id);
+  CREATE TABLE component_pin_datapoints (
+    cip_id INTEGER NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    pin_id INTEGER NOT NULL,
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    PRIMARY KEY (cip_id, pin_id)
+  );
+  CREATE INDEX component_pin_datapoints_dp ON component_pin_datapoints(datapoint);
+  CREATE TABLE component_attributes (
+    cip_id INTEGER NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    attribute_id INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (cip_id, attribute_id)
+  );
+  CREATE TABLE analysis_instances (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    cip_id INTEGER NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    function_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    weeks_from INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    UNIQUE (function_id, cip_id)
+  );
+  CREATE INDEX analysis_instances_project ON analysis_instances(project_id, id);
+  CREATE INDEX analysis_instances_cip ON analysis_instances(cip_id);
+  CREATE TABLE analysis_results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    result_id TEXT NOT NULL UNIQUE,
+    instance_id INTEGER NOT NULL REFERENCES analysis_instances(id) ON DELETE CASCADE,
+    start_us INTEGER NOT NULL,
+    end_us INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    trigger TEXT NOT NULL CHECK (trigger IN ('manual', 'weekly')),
+    signal_color TEXT,
+    texts TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX analysis_results_instance ON analysis_results(instance_id, id);
+  CREATE TABLE analysis_weeks (
+    instance_id INTEGER NOT NULL REFERENCES analysis_instances(id) ON DELETE CASCADE,
+    week_start INTEGER NOT NULL,
+    status_code INTEGER NOT NULL,
+    claimed_by TEXT NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    result_id TEXT,
+    PRIMARY KEY (instance_id, week_start)
+  );
+  CREATE INDEX analysis_weeks_running ON analysis_weeks(status_code, claimed_at);
+  `,
+  // 12: issue 14 item 4: the project time zone (IANA name) of calendar buckets; validated by
+  // the catalog (luxon), default UTC.
+  `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
 ]

@@ -47,7 +47,18 @@ export interface MqttAccountInput {
   reach?: MqttReach
 }
 
-interface ReachRow { session_scope: string | null; write_filter: string | null; read_filter: string | null }
+export interface ReachRow { session_scope: string | null; write_filter: string | null; read_filter: string | null }
+
+/** The account of a row joined with its reach row. */
+export function withReach(row: MqttAccountRow & ReachRow): MqttAccountWithReach {
+  const { session_scope, write_filter, read_filter, ...account } = row
+  // No reach row (written by an older version or another tool): operator-issued accounts
+  // keep their full reach, short-lived ones get none.
+  const reach = write_filter === null || read_filter === null
+    ? (account.valid_until === null ? FULL_REACH : NO_REACH)
+    : { write: JSON.parse(write_filter) as DatapointReach, read: JSON.parse(read_filter) as DatapointReach }
+  return { ...account, reach, session_scope: session_scope ?? `account-${account.id}` }
+}
 
 export class MqttAccounts {
   private readonly sql: ReturnType<typeof statements>
@@ -86,14 +97,7 @@ export class MqttAccounts {
     const row = this.sql(`SELECT a.*, r.session_scope, r.write_filter, r.read_filter FROM mqtt_accounts a
       LEFT JOIN mqtt_account_reach r ON r.account_id = a.id
       WHERE a.username = ? AND (a.valid_until IS NULL OR a.valid_until > ?)`).get(username, this.now()) as (MqttAccountRow & ReachRow) | undefined
-    if (!row) return undefined
-    const { session_scope, write_filter, read_filter, ...account } = row
-    // No reach row (written by an older version or another tool): operator-issued accounts
-    // keep their full reach, short-lived ones get none.
-    const reach = write_filter === null || read_filter === null
-      ? (account.valid_until === null ? FULL_REACH : NO_REACH)
-      : { write: JSON.parse(write_filter) as DatapointReach, read: JSON.parse(read_filter) as DatapointReach }
-    return { ...account, reach, session_scope: session_scope ?? `account-${account.id}` }
+    return row && withReach(row)
   }
 
   update(projectId: number, id: number, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach }): MqttAccountRow {

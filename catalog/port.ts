@@ -11,6 +11,19 @@
 // outer port (that would wait for the transaction it runs in). `tx.transaction` nests: an
 // inner failure undoes only the inner writes when the outer fn catches it. A `tx` used
 // after its transaction ended refuses every call.
+//
+// Changes (`changes`): small notifications between the processes sharing a catalog, so
+// that a cache or a runtime on another node learns of a change within a second instead of
+// polling: `publish(topic, payload)` reaches every `subscribe(topic, fn)` of every process on
+// the catalog, the publisher's own included (SQLite: the one process; PostgreSQL: LISTEN/NOTIFY).
+// Topics are short lower-case names; payloads small JSON objects (ids, not records: a
+// subscriber reads what it needs). Delivery is at most once: after a lost connection every
+// subscriber of every topic hears `{ reconnected: true }` and must assume anything changed.
+// The adapters themselves announce `credentials` (catalog/changes.ts) after a user's
+// password or email changed, a user or company was deleted, or a token was revoked, once
+// the write is committed.
+import type { AnalysisInstance, AnalysisResult, NewResult, ScheduledInstance, StaleWeek } from './analytics.ts'
+import type { ComponentInProject } from './components-in-project.ts'
 import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
@@ -78,7 +91,8 @@ export interface ProjectsPort {
   setMqtt(id: number, f: { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }): Promise<ProjectSettings>
   listByCompany(companyId: number): Promise<Project[]>
   listByIds(ids: number[]): Promise<Project[]>
-  update(id: number, f: { name?: string; description?: string }): Promise<Project>
+  /** `time_zone`: an IANA name (validated, 400 otherwise), shown by settings(). */
+  update(id: number, f: { name?: string; description?: string; time_zone?: string }): Promise<Project>
   delete(id: number): Promise<Project>
 }
 
@@ -220,6 +234,54 @@ export interface SetpointsPort {
   listAwaiting(projectId?: number): Promise<SetpointOperation[]>
 }
 
+/** A change notification's payload: a small JSON object. */
+export type ChangePayload = Record<string, string | number | boolean | null>
+
+export interface ChangesPort {
+  /** Announces a change to every subscriber of `topic` in every process on the catalog. */
+  publish(topic: string, payload?: ChangePayload): Promise<void>
+  /** Calls fn for each announcement of `topic`; returns the unsubscribe. */
+  subscribe(topic: string, fn: (payload: ChangePayload) => void): () => void
+}
+
+/** Mapped components (catalog/components-in-project.ts): ids of the library's pins and attributes. */
+export interface ComponentsInProjectPort {
+  create(projectId: number, c: { component_id: number; display_name: string; tags: Record<string, string> }): Promise<ComponentInProject>
+  find(id: number): Promise<ComponentInProject | undefined>
+  get(id: number): Promise<ComponentInProject>
+  listByProject(projectId: number): Promise<ComponentInProject[]>
+  update(id: number, f: { display_name?: string; tags?: Record<string, string> }): Promise<ComponentInProject>
+  /** With its pins, attributes, analysis instances and results. */
+  remove(id: number): Promise<void>
+  /** Insert or replace; all or nothing. */
+  setPins(id: number, pins: readonly { pin_id: number; datapoint: number }[]): Promise<ComponentInProject>
+  removePins(id: number, pinIds: readonly number[]): Promise<ComponentInProject>
+  setAttributes(id: number, attributes: readonly { attribute_id: number; value: string }[]): Promise<ComponentInProject>
+  removeAttributes(id: number, attributeIds: readonly number[]): Promise<ComponentInProject>
+}
+
+/** Analysis instances, results and the weekly ledger (catalog/analytics.ts). */
+export interface AnalyticsPort {
+  /** 409 with the spec's text when the (function, component) pair has an instance. */
+  createInstance(projectId: number, i: { componentinproject_id: number; analysisfunction_id: number; name: string; description: string; enabled: boolean; weeks_from: number }): Promise<AnalysisInstance>
+  findInstance(id: number): Promise<AnalysisInstance | undefined>
+  instance(id: number): Promise<AnalysisInstance>
+  instancesOfProject(projectId: number): Promise<AnalysisInstance[]>
+  updateInstance(id: number, f: { name?: string; description?: string; enabled?: boolean; weeks_from?: number }): Promise<AnalysisInstance>
+  removeInstance(id: number): Promise<void>
+  addResult(instanceId: number, r: NewResult): Promise<AnalysisResult>
+  findResult(instanceId: number, resultId: string): Promise<AnalysisResult | undefined>
+  results(instanceId: number): Promise<AnalysisResult[]>
+  latestResults(projectId: number): Promise<AnalysisResult[]>
+  scheduled(): Promise<ScheduledInstance[]>
+  staleWeeks(running: number, before: number): Promise<StaleWeek[]>
+  /** One transaction: a new ledger row, or the takeover of a stale claim; false if another holds or ran it. */
+  claimWeek(instanceId: number, weekStart: number, worker: string, running: number, staleBefore: number): Promise<boolean>
+  /** One transaction: the result and the week's code, only while `worker` holds the claim. */
+  completeWeek(instanceId: number, weekStart: number, worker: string, running: number, code: number, result: NewResult): Promise<AnalysisResult | undefined>
+  weeks(instanceId: number): Promise<{ week_start: number; status_code: number; claimed_by: string; result_id: string | null }[]>
+}
+
 export interface CatalogPort {
   readonly companies: CompaniesPort
   readonly users: UsersPort
@@ -235,6 +297,10 @@ export interface CatalogPort {
   readonly seriesTags: SeriesTagsPort
   readonly alerts: AlertsPort
   readonly setpoints: SetpointsPort
+  /** Change notifications (see the header); a transaction's tx shares its catalog's. */
+  readonly changes: ChangesPort
+  readonly componentsInProject: ComponentsInProjectPort
+  readonly analytics: AnalyticsPort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

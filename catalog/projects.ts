@@ -1,12 +1,28 @@
 import { statements, type Db } from './db.ts'
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
+import { IANAZone } from 'luxon'
 import { hashId } from './hash-id.ts'
 import { ALL_DATAPOINTS, type Roles } from './roles.ts'
 import type { Project, ProjectSettings, Role } from './types.ts'
 
-const COLUMNS = 'id, company_id, name, description'
-const SETTINGS = `${COLUMNS}, load_balancing_group, project_handle, hash_id_length, sampling_n`
+export const PROJECT_COLUMNS = 'id, company_id, name, description'
+export const SETTINGS = `${PROJECT_COLUMNS}, load_balancing_group, project_handle, hash_id_length, sampling_n, time_zone`
 const TOPIC_PART = /^[A-Za-z0-9_-]{1,64}$/
+
+export type MqttSettings = { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }
+
+/** The 400 of an operator's MQTT setting out of range. */
+export function assertMqttSettings(f: MqttSettings): void {
+  for (const [name, v] of [['load_balancing_group', f.group], ['project_handle', f.handle]] as const) {
+    if (v !== undefined && (!TOPIC_PART.test(v) || v === 'META' || v === 'CONTROLS')) {
+      throw new InvalidInputError(`${name} must be 1 to 64 letters, digits, '-' or '_' (not META or CONTROLS), got '${v}'`)
+    }
+  }
+  if (f.hashIdLength !== undefined && !(Number.isInteger(f.hashIdLength) && f.hashIdLength >= 4 && f.hashIdLength <= 12)) {
+    throw new InvalidInputError(`hash_id_length must be an integer from 4 to 12, got ${f.hashIdLength}`)
+  }
+  if (f.samplingN !== undefined && !(Number.isInteger(f.samplingN) && f.samplingN >= 1)) throw new InvalidInputError(`sampling N must be a positive integer, got ${f.samplingN}`)
+}
 
 export class Projects {
   private readonly sql: ReturnType<typeof statements>
@@ -32,14 +48,14 @@ export class Projects {
   }
 
   get(id: number): Project {
-    const row = this.sql(`SELECT ${COLUMNS} FROM projects WHERE id = ?`).get(id) as Project | undefined
+    const row = this.sql(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ?`).get(id) as Project | undefined
     if (!row) throw new NotFoundError(`Project ${id} not found`)
     return row
   }
 
   /** The project if it belongs to the company; otherwise it does not exist for the caller. */
   getInCompany(id: number, companyId: number): Project {
-    const p = this.sql(`SELECT ${COLUMNS} FROM projects WHERE id = ? AND company_id = ?`).get(id, companyId) as Project | undefined
+    const p = this.sql(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id = ? AND company_id = ?`).get(id, companyId) as Project | undefined
     if (!p) throw new NotFoundError(`Project ${id} not found`)
     return p
   }
@@ -68,15 +84,7 @@ export class Projects {
   /** Operator settings of the MQTT interface; a new hash-id length re-derives every hash id. */
   setMqtt(id: number, f: { group?: string; handle?: string; hashIdLength?: number; samplingN?: number }): ProjectSettings {
     const cur = this.settings(id)
-    for (const [name, v] of [['load_balancing_group', f.group], ['project_handle', f.handle]] as const) {
-      if (v !== undefined && (!TOPIC_PART.test(v) || v === 'META' || v === 'CONTROLS')) {
-        throw new InvalidInputError(`${name} must be 1 to 64 letters, digits, '-' or '_' (not META or CONTROLS), got '${v}'`)
-      }
-    }
-    if (f.hashIdLength !== undefined && !(Number.isInteger(f.hashIdLength) && f.hashIdLength >= 4 && f.hashIdLength <= 12)) {
-      throw new InvalidInputError(`hash_id_length must be an integer from 4 to 12, got ${f.hashIdLength}`)
-    }
-    if (f.samplingN !== undefined && !(Number.isInteger(f.samplingN) && f.samplingN >= 1)) throw new InvalidInputError(`sampling N must be a positive integer, got ${f.samplingN}`)
+    assertMqttSettings(f)
     if (f.handle !== undefined && f.handle !== cur.project_handle && this.sql('SELECT 1 FROM projects WHERE project_handle = ?').get(f.handle)) {
       throw new ConflictError(`The project handle '${f.handle}' is taken`)
     }
@@ -94,18 +102,21 @@ export class Projects {
   }
 
   listByCompany(companyId: number): Project[] {
-    return this.sql(`SELECT ${COLUMNS} FROM projects WHERE company_id = ? ORDER BY id`).all(companyId) as Project[]
+    return this.sql(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE company_id = ? ORDER BY id`).all(companyId) as Project[]
   }
 
   listByIds(ids: number[]): Project[] {
     if (ids.length === 0) return []
-    return this.sql(`SELECT ${COLUMNS} FROM projects WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(...ids) as Project[]
+    return this.sql(`SELECT ${PROJECT_COLUMNS} FROM projects WHERE id IN (${ids.map(() => '?').join(',')}) ORDER BY id`).all(...ids) as Project[]
   }
 
-  update(id: number, f: { name?: string; description?: string }): Project {
-    const cur = this.get(id)
-    this.sql('UPDATE projects SET name = ?, description = ? WHERE id = ?')
-      .run(f.name ?? cur.name, f.description ?? cur.description, id)
+  update(id: number, f: { name?: string; description?: string; time_zone?: string }): Project {
+    const cur = this.settings(id)
+    if (f.time_zone !== undefined && !IANAZone.isValidZone(f.time_zone)) {
+      throw new InvalidInputError(`Invalid time_zone '${f.time_zone}': use an IANA time zone name such as Europe/Berlin or UTC`)
+    }
+    this.sql('UPDATE projects SET name = ?, description = ?, time_zone = ? WHERE id = ?')
+      .run(f.name ?? cur.name, f.description ?? cur.description, f.time_zone ?? cur.time_zone, id)
     return this.get(id)
   }
 

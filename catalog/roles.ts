@@ -5,8 +5,8 @@ import { statements, type Db } from './db.ts'
 import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
 import type { AdminEndpoints, Role, TagAuth, TagAuthInput } from './types.ts'
 
-interface RoleRow { id: number; company_id: number; project_id: number | null; name: string; description: string; is_admin: number }
-interface TagAuthRow { id: number; role_id: number; key: string; value: string; read: number; write: number }
+export interface RoleRow { id: number; company_id: number; project_id: number | null; name: string; description: string; is_admin: number }
+export interface TagAuthRow { id: number; role_id: number; key: string; value: string; read: number; write: number }
 
 export interface RoleInput {
   name: string
@@ -140,13 +140,19 @@ export class Roles {
   }
 
   private toRole(r: RoleRow): Role {
-    const endpoints = r.is_admin
-      ? this.adminEndpoints(r.project_id === null ? 'company' : 'project')
-      : (this.sql('SELECT endpoint FROM role_endpoints WHERE role_id = ? ORDER BY endpoint').all(r.id) as { endpoint: number }[]).map((e) => e.endpoint)
-    const tags = (this.sql('SELECT * FROM tag_auths WHERE role_id = ? ORDER BY id').all(r.id) as TagAuthRow[])
-      .map((t): TagAuth => ({ id: t.id, key: t.key, value: t.value, read: t.read === 1, write: t.write === 1 }))
-    const role: Role = { id: r.id, name: r.name, description: r.description, is_admin: r.is_admin === 1, authed_endpoints: endpoints, authed_tags: tags }
-    if (r.project_id !== null) role.project_id = r.project_id
-    return role
+    const endpoints = r.is_admin ? [] : this.sql(ROLE_ENDPOINTS).pluck().all(r.id) as number[]
+    return toRole(r, this.adminEndpoints, endpoints, this.sql(ROLE_TAG_AUTHS).all(r.id) as TagAuthRow[])
   }
+}
+
+export const ROLE_ENDPOINTS = 'SELECT endpoint FROM role_endpoints WHERE role_id = ? ORDER BY endpoint'
+export const ROLE_TAG_AUTHS = 'SELECT * FROM tag_auths WHERE role_id = ? ORDER BY id'
+
+/** A role from its row, its own endpoints (ignored for admin roles: all of the scope) and TagAuth rows. */
+export function toRole(r: RoleRow, adminEndpoints: AdminEndpoints, endpoints: number[], tagRows: TagAuthRow[]): Role {
+  const tags = tagRows.map((t): TagAuth => ({ id: t.id, key: t.key, value: t.value, read: t.read === 1, write: t.write === 1 }))
+  const authed = r.is_admin ? adminEndpoints(r.project_id === null ? 'company' : 'project') : endpoints
+  const role: Role = { id: r.id, name: r.name, description: r.description, is_admin: r.is_admin === 1, authed_endpoints: authed, authed_tags: tags }
+  if (r.project_id !== null) role.project_id = r.project_id
+  return role
 }

@@ -46,12 +46,12 @@ export interface SetpointOperation {
 
 export type NewSetpointOperation = Omit<SetpointOperation, 'old_value'>
 
-interface Row {
+export interface SetpointRow {
   reference: string; project_id: number; datapoint_id: string; value: number | null; priority: number; acked: number; dryrun: number
   keep_out_of_service: number; requested_by: string; created_at: number; deadline: number | null; status: string; old_value: string | null; log: string
 }
 
-const toOperation = (r: Row): SetpointOperation => ({
+export const toOperation = (r: SetpointRow): SetpointOperation => ({
   reference: r.reference, project_id: r.project_id, dataPointID: r.datapoint_id, value: r.value, priority: r.priority,
   acked: r.acked === 1, dryrun: r.dryrun === 1, keep_out_of_service: r.keep_out_of_service === 1, requested_by: r.requested_by,
   created_at: r.created_at, deadline: r.deadline, status: r.status, old_value: r.old_value, log: JSON.parse(r.log),
@@ -126,7 +126,7 @@ export class Setpoints {
   }
 
   async find(reference: string): Promise<SetpointOperation | undefined> {
-    const row = this.sql('SELECT * FROM setpoint_operations WHERE reference = ?').get(reference) as Row | undefined
+    const row = this.sql('SELECT * FROM setpoint_operations WHERE reference = ?').get(reference) as SetpointRow | undefined
     return row && toOperation(row)
   }
 
@@ -139,7 +139,7 @@ export class Setpoints {
   /** The audit trail of a datapoint, newest first. */
   async listByDatapoint(projectId: number, dataPointID: string, limit = 100): Promise<SetpointOperation[]> {
     return (this.sql('SELECT * FROM setpoint_operations WHERE project_id = ? AND datapoint_id = ? ORDER BY id DESC LIMIT ?')
-      .all(projectId, dataPointID, limit) as Row[]).map(toOperation)
+      .all(projectId, dataPointID, limit) as SetpointRow[]).map(toOperation)
   }
 
   /**
@@ -152,6 +152,6 @@ export class Setpoints {
     const rows = projectId === undefined
       ? this.sql(`SELECT * FROM setpoint_operations WHERE ${open} ORDER BY id`).all()
       : this.sql(`SELECT * FROM setpoint_operations WHERE ${open} AND project_id = ? ORDER BY id`).all(projectId)
-    return (rows as Row[]).map(toOperation)
+    return (rows as SetpointRow[]).map(toOperation)
   }
 }

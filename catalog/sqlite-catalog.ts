@@ -14,6 +14,8 @@
 import type { Db } from './db.ts'
 import { openCatalogDb } from './db.ts'
 import { Alerts } from './alerts.ts'
+import { Analytics } from './analytics.ts'
+import { ComponentsInProject } from './components-in-project.ts'
 import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
@@ -27,7 +29,10 @@ import { Setpoints } from './setpoints.ts'
 import { Tokens } from './tokens.ts'
 import { Users } from './users.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
-import type { CatalogPort, SyncDatapointTags } from './port.ts'
+import type { CatalogPort, ChangePayload, ChangesPort, SyncDatapointTags } from './port.ts'
+import { Gate } from './gate.ts'
+import { createCompanyWithAdmin } from './units.ts'
+import { announcingCredentials, LocalChanges } from './changes.ts'
 import type { AdminEndpoints } from './types.ts'
 
 export interface SqliteCatalogOptions {
@@ -53,6 +58,8 @@ interface Repositories {
   seriesTags: SeriesTags
   alerts: Alerts
   setpoints: Setpoints
+  componentsInProject: ComponentsInProject
+  analytics: Analytics
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -75,34 +82,11 @@ function pure<T extends object>(repo: T, names: (keyof T & string)[]): any {
   return Object.fromEntries(names.map((n) => [n, (repo[n] as (...a: unknown[]) => unknown).bind(repo)]))
 }
 
-/** An async mutex: `acquire` resolves, in call order, with the release of the lock. */
-class Gate {
-  private tail: Promise<void> = Promise.resolve()
-  /** Settles when the current holder releases; undefined when nobody holds the lock. */
-  held: Promise<void> | undefined
+type Announce = (topic: string, payload: ChangePayload) => void | Promise<void>
 
-  async acquire(): Promise<() => void> {
-    let release!: () => void
-    const mine = new Promise<void>((resolve) => { release = resolve })
-    const before = this.tail
-    this.tail = before.then(() => mine)
-    await before
-    this.held = mine
-    return () => {
-      if (this.held === mine) this.held = undefined
-      release()
-    }
-  }
-
-  /** Waits until no transaction holds the lock (another may start right after). */
-  async idle(): Promise<void> {
-    while (this.held) await this.held
-  }
-}
-
-/** Builds the port's repositories over `repos`, each call made by `run`. */
-function ports(repos: Repositories, run: Run) {
-  return {
+/** Builds the port's repositories over `repos`, each call made by `run`; credential writes announce. */
+function ports(repos: Repositories, run: Run, announce: Announce) {
+  return announcingCredentials({
     companies: promised(repos.companies, run),
     users: promised(repos.users, run),
     roles: promised(repos.roles, run),
@@ -117,7 +101,9 @@ function ports(repos: Repositories, run: Run) {
     seriesTags: promised(repos.seriesTags, run),
     alerts: promised(repos.alerts, run),
     setpoints: promised(repos.setpoints, run),
-  }
+    componentsInProject: promised(repos.componentsInProject, run),
+    analytics: promised(repos.analytics, run),
+  }, announce)
 }
 
 /** The unit-of-work operations every port offers, written against the port only. */
@@ -136,18 +122,14 @@ abstract class PortBase implements CatalogPort {
   abstract readonly seriesTags: CatalogPort['seriesTags']
   abstract readonly alerts: CatalogPort['alerts']
   abstract readonly setpoints: CatalogPort['setpoints']
+  abstract readonly changes: ChangesPort
+  abstract readonly componentsInProject: CatalogPort['componentsInProject']
+  abstract readonly analytics: CatalogPort['analytics']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
   createCompanyWithAdmin(name: string, admin: { email: string; password: string; firstName?: string; lastName?: string }, description = '') {
-    return this.transaction(async (tx) => {
-      const company = await tx.companies.create(name, description)
-      const user = await tx.users.create(company.id, {
-        email: admin.email, password: admin.password, firstName: admin.firstName ?? 'Admin', lastName: admin.lastName ?? name,
-      })
-      await tx.roles.assign(user.id, await tx.companies.adminRoleId(company.id))
-      return { company, user }
-    })
+    return createCompanyWithAdmin(this, name, admin, description)
   }
 }
 
@@ -155,20 +137,23 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
   private ended = false
 
-  constructor (private readonly db: Db, private readonly repos: Repositories, private readonly depth: number) {
+  /** `pending`: announcements held back until the outermost transaction commits. */
+  constructor (private readonly db: Db, private readonly repos: Repositories, private readonly depth: number,
+    readonly changes: ChangesPort, private readonly pending: [string, ChangePayload][]) {
     super()
     const run: Run = async (call) => {
       if (this.ended) throw new Error('Catalog transaction already ended: its tx cannot be used any more')
       return call()
     }
-    const p = ports(repos, run)
+    const p = ports(repos, run, (topic, payload) => { pending.push([topic, payload]) })
     this.companies = p.companies; this.users = p.users; this.roles = p.roles; this.projects = p.projects
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
   }
 
   end(): void { this.ended = true }
@@ -178,7 +163,7 @@ class TxPort extends PortBase {
     if (this.ended) throw new Error('Catalog transaction already ended: its tx cannot be used any more')
     const name = `lintel_sp${this.depth}`
     this.db.exec(`SAVEPOINT ${name}`)
-    const inner = new TxPort(this.db, this.repos, this.depth + 1)
+    const inner = new TxPort(this.db, this.repos, this.depth + 1, this.changes, this.pending)
     try {
       const result = await fn(inner)
       this.db.exec(`RELEASE ${name}`)
@@ -200,9 +185,10 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase implements SyncDatapointTags {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
   private readonly repos: Repositories
   private readonly gate = new Gate()
+  readonly changes = new LocalChanges()
 
   /** `db` is the adapter's own connection: nothing outside catalog/ (and migration tests) sees it. */
   constructor (private readonly db: Db, adminEndpoints: AdminEndpoints, opts: SqliteCatalogOptions = {}) {
@@ -215,16 +201,18 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
       tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
       files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
+      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
       return call()
     }
-    const p = ports(this.repos, run)
+    const p = ports(this.repos, run, (topic, payload) => this.changes.publish(topic, payload))
     this.companies = p.companies; this.users = p.users; this.roles = p.roles; this.projects = p.projects
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
   }
 
   /** @internal see sqliteConnectionForTests */
@@ -240,7 +228,8 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
 
   async transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T> {
     const release = await this.gate.acquire()
-    const tx = new TxPort(this.db, this.repos, 0)
+    const pending: [string, ChangePayload][] = []
+    const tx = new TxPort(this.db, this.repos, 0, this.changes, pending)
     try {
       // IMMEDIATE: the write lock is taken now, so another process on the same file cannot
       // make this transaction fail at its first write (busy_timeout waits for it).
@@ -253,6 +242,7 @@ export class SqliteCatalog extends PortBase implements SyncDatapointTags {
         throw err
       }
       this.db.exec('COMMIT')
+      for (const [topic, payload] of pending) await this.changes.publish(topic, payload)
       return result
     } finally {
       tx.end()

@@ -7,6 +7,8 @@ export interface ProjectSettings extends Project {
   project_handle: string
   hash_id_length: number
   sampling_n: number
+  /** IANA time zone of calendar buckets (issue 14 item 4); default 'UTC'. */
+  time_zone: string
 }
 export interface User { id: number; company_id: number; email: string; firstName: string; lastName: string }
 export interface UserWithHash extends User { password_hash: string }

@@ -18,15 +18,15 @@ export interface VdpRecord {
   status_code: number
 }
 
-interface Row { id: number; project_id: number; datapoint_id: string; type: string; description: string; pins: string; parameters: string; status_code: number }
+export interface VdpRow { id: number; project_id: number; datapoint_id: string; type: string; description: string; pins: string; parameters: string; status_code: number }
 
-const toRecord = (r: Row): VdpRecord => ({
+export const toVdp = (r: VdpRow): VdpRecord => ({
   id: r.id, project_id: r.project_id, dataPointID: r.datapoint_id, type: r.type, description: r.description,
   pins: JSON.parse(r.pins), parameters: JSON.parse(r.parameters), status_code: r.status_code,
 })
 
 /** Nanoseconds since the epoch as text (the spec's `ts`), from the millisecond clock. */
-const nowNs = (ms: number): string => (BigInt(ms) * 1_000_000n).toString()
+export const nowNs = (ms: number): string => (BigInt(ms) * 1_000_000n).toString()
 
 export class VirtualDatapoints {
   private readonly sql: ReturnType<typeof statements>
@@ -48,8 +48,8 @@ export class VirtualDatapoints {
   }
 
   find(projectId: number, dataPointID: string): VdpRecord | undefined {
-    const row = this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? AND datapoint_id = ?').get(projectId, dataPointID) as Row | undefined
-    return row && toRecord(row)
+    const row = this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? AND datapoint_id = ?').get(projectId, dataPointID) as VdpRow | undefined
+    return row && toVdp(row)
   }
 
   get(projectId: number, dataPointID: string): VdpRecord {
@@ -59,19 +59,19 @@ export class VirtualDatapoints {
   }
 
   byId(id: number): VdpRecord {
-    const row = this.sql('SELECT * FROM virtual_datapoints WHERE id = ?').get(id) as Row | undefined
+    const row = this.sql('SELECT * FROM virtual_datapoints WHERE id = ?').get(id) as VdpRow | undefined
     if (!row) throw new NotFoundError(`Virtual datapoint ${id} not found`)
-    return toRecord(row)
+    return toVdp(row)
   }
 
   listByProject(projectId: number): VdpRecord[] {
-    return (this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? ORDER BY datapoint_id').all(projectId) as Row[]).map(toRecord)
+    return (this.sql('SELECT * FROM virtual_datapoints WHERE project_id = ? ORDER BY datapoint_id').all(projectId) as VdpRow[]).map(toVdp)
   }
 
   /** Virtual datapoints of all projects with one of the status codes (e.g. those that should run). */
   listByStatus(codes: readonly number[]): VdpRecord[] {
     if (codes.length === 0) return []
-    return (this.sql(`SELECT * FROM virtual_datapoints WHERE status_code IN (${codes.map(() => '?').join(', ')}) ORDER BY id`).all(...codes) as Row[]).map(toRecord)
+    return (this.sql(`SELECT * FROM virtual_datapoints WHERE status_code IN (${codes.map(() => '?').join(', ')}) ORDER BY id`).all(...codes) as VdpRow[]).map(toVdp)
   }
 
   setStatus(id: number, code: number, message: string): VdpRecord {

@@ -11,11 +11,18 @@
 // Automatic sampling: start and end given, no samplerate, and more than N raw observations in
 // the range → interval ceil((end - start) / N), rounded up to whole seconds. `max` plays no
 // part: with both bounds it is ignored (rule 2), so it neither turns sampling off nor limits.
-import type { RangeQuery, SampleQuery } from './store/port.ts'
+//
+// Calendar sample rates (issue 14 item 4, an extension of the spec): `1D`, `1W`, `1M` are a
+// calendar day, week (from Monday) and month of the project's time zone, bucketed at local
+// midnight. Upper case, because `m` is already minutes and rule 5 makes `31d` exactly 31 x
+// 24 h; only the count 1. In UTC, `1D` and `1d` give the same buckets.
+import { bucketing } from './store/buckets.ts'
+import type { Aggregate, CalendarInterval, Interval, RangeQuery, SampleQuery } from './store/port.ts'
 
 export const UNIT_US = { s: 1_000_000, m: 60_000_000, h: 3_600_000_000, d: 86_400_000_000 } as const
+const CALENDAR = { D: 'day', W: 'week', M: 'month' } as const
 
-export interface ReadRequest { start?: number; end?: number; max?: number; interval?: number }
+export interface ReadRequest { start?: number; end?: number; max?: number; interval?: Interval; aggregate?: Aggregate }
 
 export type ReadPlan =
   | { kind: 'raw'; query: RangeQuery }
@@ -27,6 +34,12 @@ export function parseSamplerate(text: string): number | undefined {
   return m ? Number(m[1]) * UNIT_US[m[2] as keyof typeof UNIT_US] : undefined
 }
 
+/** `1D`, `1W`, `1M` → a calendar interval in `zone`; undefined for anything else. */
+export function parseCalendarRate(text: string, zone: string): CalendarInterval | undefined {
+  const m = /^1([DWM])$/.exec(text)
+  return m ? { unit: CALENDAR[m[1] as keyof typeof CALENDAR], zone } : undefined
+}
+
 export function planRead(r: ReadRequest): ReadPlan {
   const max = r.max ?? 0
   const { start, end, interval } = r
@@ -35,17 +48,13 @@ export function planRead(r: ReadRequest): ReadPlan {
     if (start !== undefined) return { kind: 'raw', query: { start, limit: max, from: 'first' } }
     return { kind: 'raw', query: { end, limit: max, from: 'last' } }
   }
-  if (start !== undefined && end !== undefined) return { kind: 'sample', query: { start, end, interval } }
-  if (max === 0) return { kind: 'sample', query: { start, end, interval } }
-  if (start !== undefined) {
-    const first = Math.floor(start / interval) * interval
-    return { kind: 'sample', query: { start, end: first + max * interval, interval } }
-  }
-  if (end !== undefined) {
-    const last = Math.floor((end - 1) / interval) * interval
-    return { kind: 'sample', query: { start: last - (max - 1) * interval, end, interval } }
-  }
-  return { kind: 'sample', query: { interval }, lastBuckets: max }
+  const agg = r.aggregate !== undefined && r.aggregate !== 'mean' ? { aggregate: r.aggregate } : {}
+  if (start !== undefined && end !== undefined) return { kind: 'sample', query: { start, end, interval, ...agg } }
+  if (max === 0) return { kind: 'sample', query: { start, end, interval, ...agg } }
+  const b = bucketing(interval)
+  if (start !== undefined) return { kind: 'sample', query: { start, end: b.add(b.floor(start), max), interval, ...agg } }
+  if (end !== undefined) return { kind: 'sample', query: { start: b.add(b.floor(end - 1), -(max - 1)), end, interval, ...agg } }
+  return { kind: 'sample', query: { interval, ...agg }, lastBuckets: max }
 }
 
 /** Whether automatic sampling is considered: both bounds and no samplerate (`max` ignored, rule 2). */

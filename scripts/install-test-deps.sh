@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the tests need besides npm packages: Debian's MQTT clients (tests), the Mosquitto
-# broker (the peer of the MQTT benchmark), Redis, and the scaled mode's QuestDB, Kafka and
-# S3Proxy (jars from Maven Central, cached under .cache/services), which are then started on
+# broker (the peer of the MQTT benchmark), Redis, and the scaled mode's QuestDB, Kafka, PostgreSQL (its own
+# cluster only where none answers on :5432) and S3Proxy (jars from Maven Central, cached under .cache/services), which are then started on
 # loopback. Installs only what is missing; starting is idempotent. node-rdkafka (the scaled
 # mode's Kafka client, ~2 minutes to compile) is not in package.json: the embedded set-up never
 # builds it; `npm run setup:scaled` installs its pinned version here and for the scaled mode.

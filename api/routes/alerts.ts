@@ -8,6 +8,8 @@
 // cannot read does not exist for the caller (404), like one of another company. Routes under
 // /v2/alert take the project as the query parameter project_id; an alert of another project
 // is not found there. The webhook secret is write-only: answers show `secret_set`.
+import type { WebhookAddressPolicy } from '../../engine/notify/address-policy.ts'
+import { literalRefusal } from '../../engine/notify/webhook.ts'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -68,7 +70,7 @@ const ProjectQuery = Type.Object({ project_id: Id }, { additionalProperties: fal
 const AlertParams = Type.Object({ alert_id: Id })
 const SORTS = ['id', 'name', 'created_at', 'dataPointID', 'level'] as const
 
-export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner }> = async (base, ctx) => {
+export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner; webhookPolicy: WebhookAddressPolicy }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const alerts = catalog.alerts
@@ -102,6 +104,9 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     if (!canAccessDatapoint(req.permissions.datapointFilter(no, pid), dp, 'read')) throw new InvalidInputError(`No read access to the datapoint '${body.dataPointID}'`)
     let notification
     try { notification = parseNotification(body.notification) } catch (err) { throw invalid(err) }
+    // Names that resolve to internal addresses are refused when the webhook connects.
+    const refused = notification.webhook && literalRefusal(notification.webhook.url, ctx.webhookPolicy)
+    if (refused) throw new InvalidInputError(`notification.webhook.url: ${refused}`)
     const ids = await catalog.datapoints.ensure(pid, [body.dataPointID])
     const a = await alerts.create(pid, {
       datapoint: ids.get(body.dataPointID)!, kind, name: body.name, description: body.description ?? '',

@@ -15,7 +15,7 @@ import { Datapoint, Description, Envelope, Name, Project, ProjectParams } from '
 
 /** A project with the settings of its MQTT interface (operator-assigned) and of sampling. */
 const ProjectDetail = Type.Composite([Project, Type.Object({
-  load_balancing_group: Type.String(), project_handle: Type.String(), hash_id_length: Type.Integer(), sampling_n: Type.Integer(),
+  load_balancing_group: Type.String(), project_handle: Type.String(), hash_id_length: Type.Integer(), sampling_n: Type.Integer(), time_zone: Type.String(),
 })])
 
 /** Datapoints deleted per step when a project is deleted. */
@@ -49,10 +49,17 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
     ...at(31),
     schema: {
       params: ProjectParams,
-      body: Type.Object({ name: Type.Optional(Name), description: Type.Optional(Description) }, { additionalProperties: false }),
-      response: { 200: Envelope(Project) },
+      body: Type.Object({
+        name: Type.Optional(Name),
+        description: Type.Optional(Description),
+        time_zone: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Extension (issue 14): IANA time zone of calendar sample rates (1D, 1W, 1M), default UTC' })),
+      }, { additionalProperties: false }),
+      response: { 200: Envelope(Type.Composite([Project, Type.Object({ time_zone: Type.String() })])) },
     },
-    handler: async (req, reply) => updated(reply, await catalog.projects.update(req.project.id, req.body)),
+    handler: async (req, reply) => {
+      const project = await catalog.projects.update(req.project.id, req.body)
+      return updated(reply, { ...project, time_zone: (await catalog.projects.settings(project.id)).time_zone })
+    },
   })
   app.route({
     ...at(32),

@@ -6,6 +6,7 @@ import type { TimeseriesStore } from '../store/port.ts'
 import { logAdapter } from '../notify/log.ts'
 import { Notifier } from '../notify/outbox.ts'
 import type { NotifyLog } from '../notify/port.ts'
+import type { WebhookAddressPolicy } from '../notify/address-policy.ts'
 import { webhookAdapter } from '../notify/webhook.ts'
 import { realClock, type Clock } from './clock.ts'
 import { AlertRuntime, type AlertRuntimeLog } from './runtime.ts'
@@ -20,16 +21,20 @@ export interface AlertsOptions {
   maxOutbox?: number
   baseBackoffMs?: number
   maxBackoffMs?: number
+  /** Which addresses webhooks may reach (default: no internal address). */
+  webhookPolicy?: WebhookAddressPolicy
+  /** Whether this process runs the project's alerts (scaled mode); default all. */
+  owns?: (projectId: number) => boolean
 }
 
 export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
   const clock = o.clock ?? realClock
   let runtime: AlertRuntime | undefined = undefined
   const notifier = new Notifier({
-    store: o.catalog.alerts, adapters: { webhook: webhookAdapter(), log: logAdapter(o.log) }, clock, log: o.log,
+    store: o.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: o.webhookPolicy }), log: logAdapter(o.log) }, clock, log: o.log,
     targetOf: (id) => runtime!.targetOf(id), maxEntries: o.maxOutbox, baseBackoffMs: o.baseBackoffMs, maxBackoffMs: o.maxBackoffMs,
   })
-  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock })
+  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock, owns: o.owns })
   return Object.assign(runtime, {
     close: async () => {
       await runtime!.stopAll()

@@ -72,6 +72,8 @@ export class AlertRuntime implements ProjectRuntime {
     checkpointMs?: number
     /** At most this many checkpoints per tick; default 1000. */
     checkpointBatch?: number
+    /** Whether this process runs the project's alerts (scaled mode: its worker owns the partition); default all. */
+    owns?: (projectId: number) => boolean
   }) {
     this.clock = deps.clock ?? realClock
   }
@@ -97,7 +99,7 @@ export class AlertRuntime implements ProjectRuntime {
   }
 
   async start(alert: AlertRecord): Promise<void> {
-    if (this.running.has(alert.id) || this.starting.has(alert.id)) return
+    if (this.running.has(alert.id) || this.starting.has(alert.id) || !this.owns(alert.project_id)) return
     this.starting.set(alert.id, alert.project_id)
     try {
       const run = alert.kind === 'threshold' ? await this.startThreshold(alert) : await this.startThroughput(alert)
@@ -215,9 +217,38 @@ export class AlertRuntime implements ProjectRuntime {
     await Promise.all([...this.running.keys()].map((id) => this.stop(id)))
   }
 
+  private owns(projectId: number): boolean {
+    return this.deps.owns?.(projectId) ?? true
+  }
+
+  /** Stops (with their checkpoints) the alerts of projects this process no longer owns. */
+  async stopUnowned(): Promise<void> {
+    for (const [id, p] of this.starting) if (!this.owns(p)) this.starting.delete(id)
+    await Promise.all([...this.running].filter(([, r]) => !this.owns(r.alert.project_id)).map(([id]) => this.stop(id)))
+  }
+
+  /**
+   * Matches the running alerts to the catalog and to the projects this process owns (scaled
+   * mode: enable/disable comes from an API in another process; partitions move).
+   */
+  async reconcile(): Promise<void> {
+    const wanted = new Map((await this.deps.catalog.alerts.listByStatus(ALERT_LIFECYCLE.running))
+      .filter((a) => this.owns(a.project_id)).map((a) => [a.id, a]))
+    await Promise.all([...this.running.keys()].filter((id) => !wanted.has(id)).map((id) => this.stop(id)))
+    for (const a of wanted.values()) {
+      if (this.running.has(a.id)) continue
+      try {
+        await this.start(a)
+      } catch (err) {
+        this.deps.log.error({ err, alert_id: a.id }, 'alert could not be started')
+      }
+    }
+  }
+
   /** Starts every enabled alert (after a process restart), then sends what the outbox holds. */
   async resume(): Promise<void> {
     for (const a of await this.deps.catalog.alerts.listByStatus(ALERT_LIFECYCLE.running)) {
+      if (!this.owns(a.project_id)) continue
       try {
         await this.start(a)
       } catch (err) {

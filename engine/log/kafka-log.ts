@@ -2,7 +2,10 @@
 // dependency loaded only by openKafkaLog.
 //
 // Producer: idempotent (enable.idempotence=true, hence acks=all and ordered retries), keyed
-// by project (murmur2 partitioner, as Java clients), lingering a few ms to batch. Every
+// by project, lingering a few ms to batch. The partition is chosen here, by partitionOf():
+// murmur2 of the key, as librdkafka's murmur2 partitioner and Java clients do (so records of
+// a topic written before are where they were), and workers use the same function to know
+// which projects their partitions carry (issue 17 item 3). Every
 // message carries a per-publish opaque; its delivery report settles that publish's promise,
 // so publish() resolves only once the broker acknowledged every chunk of the batch, and
 // rejects (LogUnavailableError, a 503) when the broker did not within deliveryTimeoutMs or
@@ -29,7 +32,7 @@
 // hence the default of 10.
 import type { Observation } from '../store/port.ts'
 import { decodeObservations, encodeObservations } from './kafka-codec.ts'
-import { loadRdKafka, type RdConsumer, type RdDeliveryReport, type RdError, type RdKafka, type RdMessage, type RdMetadata, type RdProducer, type RdTopicPartitionOffset } from './kafka-rdkafka.ts'
+import { loadRdKafka, type RdConsumer, type RdDeliveryReport, type RdError, type RdKafka, type RdMessage, type RdMetadata, type RdProducer, type RdTopicPartition, type RdTopicPartitionOffset } from './kafka-rdkafka.ts'
 import { LogUnavailableError, type ConsumeOptions, type LogHandler, type LogRecord, type LogSubscription, type ObservationLog } from './port.ts'
 
 export interface KafkaLogOptions {
@@ -96,6 +99,34 @@ function disconnect(client: { disconnect(cb?: (err: unknown) => void): unknown; 
   })
 }
 
+/** Kafka's murmur2 (the Java client's Utils.murmur2) of a byte string, as a signed 32-bit int. */
+export function murmur2(data: Uint8Array): number {
+  const m = 0x5bd1e995
+  const len = data.length
+  let h = 0x9747b28c ^ len
+  const whole = len & ~3
+  for (let i = 0; i < whole; i += 4) {
+    let k = data[i] | (data[i + 1] << 8) | (data[i + 2] << 16) | (data[i + 3] << 24)
+    k = Math.imul(k, m)
+    k ^= k >>> 24
+    k = Math.imul(k, m)
+    h = Math.imul(h, m) ^ k
+  }
+  const tail = len & 3
+  if (tail === 3) h ^= data[whole + 2] << 16
+  if (tail >= 2) h ^= data[whole + 1] << 8
+  if (tail >= 1) { h ^= data[whole]; h = Math.imul(h, m) }
+  h ^= h >>> 13
+  h = Math.imul(h, m)
+  h ^= h >>> 15
+  return h | 0
+}
+
+/** The partition of a key among n: (murmur2 & 0x7fffffff) % n, Kafka's default for keyed records. */
+export function keyPartition(key: string, n: number): number {
+  return (murmur2(Buffer.from(key)) & 0x7fffffff) % n
+}
+
 export class KafkaObservationLog implements ObservationLog {
   readonly topic: string
   private readonly pending = new Set<Pending>()
@@ -104,7 +135,9 @@ export class KafkaObservationLog implements ObservationLog {
   private closed = false
   private readonly chunk: number
 
-  constructor(private readonly kafka: RdKafka, private readonly producer: RdProducer, private readonly opts: KafkaLogOptions) {
+  constructor(private readonly kafka: RdKafka, private readonly producer: RdProducer, private readonly opts: KafkaLogOptions,
+    /** Partitions of the topic when the log was opened (a topic that grows later needs a restart). */
+    readonly partitions: number) {
     this.topic = opts.topic ?? 'lintel.observations'
     this.chunk = opts.chunkObservations ?? 20_000
     producer.on('delivery-report', (err: RdError | null, report: RdDeliveryReport) => {
@@ -122,6 +155,7 @@ export class KafkaObservationLog implements ObservationLog {
     if (!Number.isSafeInteger(project)) throw new TypeError(`project must be an integer, got ${project}`)
     if (batch.length === 0) return
     const key = String(project)
+    const partition = this.partitionOf(project)
     const now = Date.now()
     const acks: Array<Promise<void>> = []
     for (let i = 0; i < batch.length; i += this.chunk) {
@@ -129,7 +163,7 @@ export class KafkaObservationLog implements ObservationLog {
       acks.push(new Promise<void>((resolve, reject) => {
         const p: Pending = { resolve, reject }
         try {
-          this.producer.produce(this.topic, null, value, key, now, p)
+          this.producer.produce(this.topic, partition, value, key, now, p)
         } catch (err) {
           const e = err as RdError
           reject(e.code === this.kafka.CODES.ERRORS.ERR__QUEUE_FULL
@@ -153,6 +187,10 @@ export class KafkaObservationLog implements ObservationLog {
     // Every chunk must be acknowledged; the first failure rejects (already sent chunks may
     // still land: a retried publish then replays them, which idempotent stores absorb).
     await Promise.all(acks)
+  }
+
+  partitionOf(project: number): number {
+    return keyPartition(String(project), this.partitions)
   }
 
   /** Delivery reports come from poll(): poll on a (ref'd) timer while a publish waits. */
@@ -184,12 +222,15 @@ export class KafkaObservationLog implements ObservationLog {
       'heartbeat.interval.ms': Math.max(500, Math.floor((o.sessionTimeoutMs ?? 10_000) / 5)),
       'queued.max.messages.kbytes': 16_384,
       'partition.assignment.strategy': 'range,roundrobin',
+      // node-rdkafka's own assign/unassign, after the 'rebalance' event below is emitted.
+      rebalance_cb: true,
       // Notice new partitions (and a topic created after subscribing) within seconds, not 5 min.
       'topic.metadata.refresh.interval.ms': 10_000,
       offset_commit_cb: (err: RdError | null) => { if (err) options.onError?.(new Error(`Kafka commit failed (records will be re-read): ${err.message}`)) },
       ...o.consumerConfig,
     }, { 'auto.offset.reset': 'earliest' }), handler, options, o)
     member.consumer.on('event.error', (err: RdError) => (options.onError ?? o.onError)?.(asError(err)))
+    member.consumer.on('rebalance', (err: RdError, assignment: RdTopicPartition[]) => member.rebalanced(err, assignment))
     await connect(member.consumer, o.connectTimeoutMs ?? 10_000, `consumer of group ${group}`, o.brokers)
       .catch(async (err) => { await disconnect(member.consumer); throw err })
     member.consumer.setDefaultConsumeTimeout(o.pollTimeoutMs ?? 20)
@@ -224,6 +265,28 @@ class KafkaMember {
     private readonly options: ConsumeOptions, private readonly opts: KafkaLogOptions) {}
 
   private report(err: unknown): void { this.options.onError?.(asError(err)) }
+
+  /** Partitions of the topic this member owns, as told by the last rebalance. */
+  private owned = new Set<number>()
+
+  /** A rebalance (eager: revoke everything, then assign the new share): tell the owner. */
+  rebalanced(err: RdError, assignment: RdTopicPartition[]): void {
+    const E = this.kafka.CODES.ERRORS
+    const parts = assignment.map((a) => a.partition)
+    let change: { assigned: number[]; revoked: number[] } | undefined
+    if (err.code === E.ERR__ASSIGN_PARTITIONS) {
+      change = { assigned: parts.filter((p) => !this.owned.has(p)), revoked: [] }
+      for (const p of parts) this.owned.add(p)
+    } else if (err.code === E.ERR__REVOKE_PARTITIONS) {
+      change = { assigned: [], revoked: parts.filter((p) => this.owned.has(p)) }
+      for (const p of parts) this.owned.delete(p)
+    } else {
+      this.report(new Error(`Kafka rebalance failed: ${err.message}`))
+    }
+    if (change && (change.assigned.length || change.revoked.length)) {
+      try { this.options.onPartitions?.(change) } catch (e) { this.report(e) }
+    }
+  }
 
   private wakeUp: (() => void) | undefined
   /** A sleep that stop() cuts short. */
@@ -367,8 +430,8 @@ export async function openKafkaLog(opts: KafkaLogOptions): Promise<KafkaObservat
     }
     admin.disconnect()
   }
-  await topicReady(producer, topic, connectTimeout, opts.brokers).catch(async (err) => { await disconnect(producer); throw err })
-  return new KafkaObservationLog(kafka, producer, opts)
+  const partitions = await topicReady(producer, topic, connectTimeout, opts.brokers).catch(async (err) => { await disconnect(producer); throw err })
+  return new KafkaObservationLog(kafka, producer, opts, partitions)
 }
 
 /**
@@ -376,7 +439,7 @@ export async function openKafkaLog(opts: KafkaLogOptions): Promise<KafkaObservat
  * topic just created is not yet known everywhere, and a consumer that subscribes to it too
  * early only finds it at its next metadata refresh.
  */
-async function topicReady(client: RdProducer, topic: string, timeout: number, brokers: string): Promise<void> {
+async function topicReady(client: RdProducer, topic: string, timeout: number, brokers: string): Promise<number> {
   const deadline = Date.now() + timeout
   let last = 'no metadata yet'
   for (;;) {
@@ -385,7 +448,7 @@ async function topicReady(client: RdProducer, topic: string, timeout: number, br
     if (md instanceof Error) last = md.message
     else {
       const t = md.topics.find((x) => x.name === topic)
-      if (t && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)) return
+      if (t && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)) return t.partitions.length
       last = t ? `${t.partitions.length} partitions, some without a leader` : 'topic not in metadata'
     }
     if (Date.now() > deadline) throw new LogUnavailableError(`Kafka topic ${topic} at ${brokers} is not ready: ${last}`)

@@ -1,13 +1,17 @@
-// The in-process observation log (embedded default): the semantics of the Kafka adapter
-// without a broker. A project maps to one of N partitions; each group commits a position
-// per partition; a group's members share its partitions (reassigned when one joins or
-// leaves), read from the committed position and commit after their handler resolved.
+// The in-memory observation log: the log port's test double and reference adapter. It has
+// the semantics of the Kafka adapter without a broker, and no production path runs it: the
+// embedded default has no log at all (engine/observation-path/embedded.ts: ingest queue →
+// store → bus), and the scaled mode runs Kafka. It serves the contract suite
+// (test/engine/log-contract.ts, which Kafka must pass too), the tests of the scaled path's
+// store group (test/engine/observation-path.test.ts) and bench/log-throughput.ts's baseline.
+// A project maps to one of N partitions; each group commits a position per partition; a
+// group's members share its partitions (reassigned when one joins or leaves), read from the
+// committed position and commit after their handler resolved.
 //
 // Memory is bounded as Kafka's is, by retention rather than by consumption: a partition
 // holds at most `retainObservations` observations (the oldest records go first, as Kafka's
 // retention drops old segments), whatever the groups committed, so that a group that joins
-// later still reads what is retained. In the embedded mode the log is fed after the store
-// write, so what retention drops is already durable.
+// later still reads what is retained.
 import type { Observation } from '../store/port.ts'
 import { LogUnavailableError, type ConsumeOptions, type LogHandler, type LogRecord, type LogSubscription, type ObservationLog } from './port.ts'
 
@@ -104,7 +108,7 @@ export class MemoryObservationLog implements ObservationLog {
 
   leave(g: Group, m: Member): void {
     const i = g.members.indexOf(m)
-    if (i >= 0) { g.members.splice(i, 1); this.rebalance(g) }
+    if (i >= 0) { g.members.splice(i, 1); m.assign(new Set()); this.rebalance(g) }
   }
 
   /** Up to `max` records from the given positions, partition by partition. */
@@ -141,7 +145,11 @@ class Member {
   }
 
   assign(partitions: Set<number>): void {
+    const before = new Set(this.positions.keys())
+    const revoked = [...before].filter((p) => !partitions.has(p))
+    const assigned = [...partitions].filter((p) => !before.has(p))
     this.positions = new Map([...partitions].map((p) => [p, this.group.committed[p]]))
+    if (revoked.length || assigned.length) this.options.onPartitions?.({ assigned, revoked })
     this.wake()
   }
 

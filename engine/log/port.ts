@@ -2,8 +2,8 @@
 // observations keyed by project; consumer groups (the store writer, the stream engine) each
 // read all of them. Adapters: Apache Kafka (kafka-log.ts, the scaled mode) and in-memory
 // (memory-log.ts: the reference of the contract suite and the log of tests; the embedded
-// default runs without a log: its ingest queue writes the store, whose observed wrapper then
-// feeds the in-process bus). Both pass test/engine/log-contract.ts.
+// default runs without a log: engine/observation-path/embedded.ts). The log's one production
+// user is the scaled path (observation-path/scaled.ts) on Kafka. Both pass test/engine/log-contract.ts.
 //
 // Guarantees every adapter gives:
 // - publish() resolves only once the log has durably accepted the whole batch (Kafka:
@@ -16,6 +16,9 @@
 //   member after a back-off, or to the next member of the group). Consumers therefore must be
 //   idempotent (store writes replace the same (series, time)).
 // - A group that never committed starts at the oldest record the log still holds.
+// - A member learns which partitions it owns (onPartitions): before it gets a partition's
+//   records and after its last handler call of a partition it lost. partitionOf(project)
+//   names the partition of a project, so a worker runs the projects of its partitions.
 import { OverloadedError } from '../../core/errors.ts'
 import type { Observation } from '../store/port.ts'
 
@@ -38,6 +41,17 @@ export interface ConsumeOptions {
   retryDelayMs?: number
   /** Told of every handler rejection and consumer error (the batch is retried). */
   onError?: (err: Error) => void
+  /**
+   * Told when this member's partitions change (a member joined or left the group): the
+   * partitions it gained and lost. Called before records of a gained partition are handed
+   * to the handler; a lost partition's records are not handed out after it returns.
+   */
+  onPartitions?: (change: PartitionChange) => void
+}
+
+export interface PartitionChange {
+  assigned: number[]
+  revoked: number[]
 }
 
 export interface LogSubscription {
@@ -56,6 +70,8 @@ export interface ObservationLog {
   publish(project: number, batch: readonly Observation[]): Promise<void>
   /** Consume as a member of `group`: offsets are committed after the handler resolves (at-least-once). */
   consume(group: string, handler: LogHandler, options?: ConsumeOptions): Promise<LogSubscription>
+  /** The partition a project's batches go to (all of them: one project, one partition). */
+  partitionOf(project: number): number
   /** Stops every subscription, waits for outstanding publishes, releases connections. */
   close(): Promise<void>
 }

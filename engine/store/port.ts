@@ -30,15 +30,27 @@ export interface RangeQuery {
   from?: 'first' | 'last'
 }
 
+/** What a sample bucket reports (issue 14 item 4); `mean` is the spec's default. */
+export type Aggregate = 'mean' | 'min' | 'max' | 'sum' | 'first' | 'last' | 'count'
+export const AGGREGATES: readonly Aggregate[] = ['mean', 'min', 'max', 'sum', 'first', 'last', 'count']
+
+/** Calendar buckets: local midnights of an IANA zone (weeks start on Monday), DST-correct. */
+export interface CalendarInterval { unit: 'day' | 'week' | 'month'; zone: string }
+
+/** Fixed length in microseconds (aligned to the epoch) or calendar buckets (engine/store/buckets.ts). */
+export type Interval = number | CalendarInterval
+
 /**
- * Down-sampling to interval means. Buckets aligned to the epoch: floor(t / interval) * interval.
+ * Down-sampling. Fixed intervals: buckets aligned to the epoch, floor(t / interval) * interval.
  * Only buckets that hold observations are returned (empty intervals dropped), ascending.
- * `start` and `end` bound the raw observations, [start, end).
+ * `start` and `end` bound the raw observations, [start, end). Each point's `mean` holds the
+ * requested aggregate (default mean); `count` gives the number of observations.
  */
 export interface SampleQuery {
   start?: number
   end?: number
-  interval: number
+  interval: Interval
+  aggregate?: Aggregate
 }
 
 export interface TimeseriesStore {

@@ -4,7 +4,7 @@
 // values checked to be what they claim: series ids are safe integers (written as '123',
 // a SYMBOL literal), times are safe integers turned into exact BigInt decimals, table
 // names match a strict identifier pattern. Nothing else ever reaches the SQL text.
-import type { RangeQuery } from './port.ts'
+import type { Aggregate, RangeQuery } from './port.ts'
 
 /**
  * Stored time = real time + SHIFT. QuestDB refuses designated timestamps before 1970
@@ -129,8 +129,23 @@ export function floorDivBig(a: bigint, b: bigint): bigint {
  * Without FILL only buckets holding rows come out, in time order; the rows are read through
  * the series' index in time order, so no hash table and no sort are needed.
  */
-export function sampleBySql(table: string, series: number, b: StoredBounds, stride: string, origin: bigint): string {
-  return `SELECT ts::long - ${SHIFT} t, m FROM (SELECT ts, avg(value) m FROM ${table} ${whereSeries(series, b)}` +
+export function sampleBySql(table: string, series: number, b: StoredBounds, stride: string, origin: bigint, agg: Aggregate = 'mean'): string {
+  return `SELECT ts::long - ${SHIFT} t, m FROM (SELECT ts, ${AGG_SQL[agg]} m FROM ${table} ${whereSeries(series, b)}` +
+    ` SAMPLE BY ${stride} FROM ${origin + SHIFT}::timestamp)`
+}
+
+/** QuestDB's aggregate function for each aggregate (first/last follow the designated timestamp). */
+export const AGG_SQL: Record<Aggregate, string> = {
+  mean: 'avg(value)', min: 'min(value)', max: 'max(value)', sum: 'sum(value)', first: 'first(value)', last: 'last(value)', count: 'count()',
+}
+
+/**
+ * Pieces for folding calendar buckets in JS (buckets.ts): per epoch-aligned `stride` bucket
+ * the row count and the column the aggregate needs (the sum for a mean).
+ */
+export function samplePiecesSql(table: string, series: number, b: StoredBounds, stride: string, origin: bigint, agg: Aggregate): string {
+  const x = agg === 'mean' ? 'sum(value)' : AGG_SQL[agg]
+  return `SELECT ts::long - ${SHIFT} t, n, x FROM (SELECT ts, count() n, ${x} x FROM ${table} ${whereSeries(series, b)}` +
     ` SAMPLE BY ${stride} FROM ${origin + SHIFT}::timestamp)`
 }
 
@@ -155,9 +170,9 @@ export function sampleStride(iv: number): string | undefined {
  * sign of u, so ((u % iv) + iv) % iv is the offset into the bucket also before 1970.
  * Kept as the reference the tests compare SAMPLE BY against.
  */
-export function sampleGroupBySql(table: string, series: number, b: StoredBounds, iv: number): string {
+export function sampleGroupBySql(table: string, series: number, b: StoredBounds, iv: number, agg: Aggregate = 'mean'): string {
   const u = `(ts::long - ${SHIFT})`
-  return `SELECT b, avg(value) m FROM (SELECT ${u} - ((${u} % ${iv}) + ${iv}) % ${iv} b, value FROM ${table} ${whereSeries(series, b)})` +
+  return `SELECT b, ${AGG_SQL[agg]} m FROM (SELECT ${u} - ((${u} % ${iv}) + ${iv}) % ${iv} b, value FROM ${table} ${whereSeries(series, b)})` +
     ' GROUP BY b ORDER BY b'
 }
 

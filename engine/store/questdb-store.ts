@@ -6,8 +6,10 @@
 // Design (figures: bench/store-compare.ts, npm run bench:store-compare, on the shared
 // 2-core machine with QuestDB 9.3.4 on 1 worker per pool; noisy, other jobs were running):
 // - Ingest, 1,000 interleaved series in 10k batches: ~160-240k rows/s (SQLite ~300-420k;
-//   QuestDB fed by a bare Sender, no visibility wait, ~115-215k). The bound is the ILP
-//   client's encoder (~3-4.5 µs a row, ~80% of the time; flushes and waits the rest).
+//   QuestDB fed by a bare Sender, no visibility wait, ~115-215k). The bound was the ILP
+//   client's encoder (~3-4.5 µs a row, ~80% of the time; flushes and waits the rest): the
+//   store now encodes its lines itself (questdb-ilp.ts, the same bytes, ~0.1-0.6 µs a row)
+//   and sends them through the Sender's transport (issue 17 item 5; figures in the README).
 // - A year of 1-minute data at 15-minute means: ~48-60 ms median (SQLite ~54 ms); the last
 //   1,000 raw points ~1.6-1.9 ms (SQLite ~0.4 ms: in-process, no HTTP).
 // - deleteSeries of a series spanning 365 day partitions ~10 s; of one spanning 3 days ~0.2 s.
@@ -58,12 +60,17 @@ import { Sender } from '@questdb/nodejs-client'
 import type { Logger } from 'pino'
 import { Agent } from 'undici'
 import { OverloadedError } from '../../core/errors.ts'
+import { Folder, bucketing, usableLevel } from './buckets.ts'
 import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, TimeseriesStore } from './port.ts'
 import { QuestdbHttp, type Row } from './questdb-http.ts'
+import { IlpEncoder } from './questdb-ilp.ts'
 import {
   MIN_REAL_TIME, SHIFT, countSql, createTableSql, deleteRangeSql, deleteSeriesSql, firstTimeSql, floorDivBig, isSeriesId, listSeriesSql,
-  rangeSql, sampleBySql, sampleGroupBySql, sampleStride, type StoredBounds, storedBounds, tableColumnsSql, tableInfoSql, tableName, walStatusSql,
+  rangeSql, sampleBySql, sampleGroupBySql, samplePiecesSql, sampleStride, type StoredBounds, storedBounds, tableColumnsSql, tableInfoSql, tableName, walStatusSql,
 } from './questdb-sql.ts'
+
+/** Strides for calendar pieces, ascending; 1 µs always divides. */
+const PIECE_STRIDES: Array<[number, string]> = [[1, '1U'], [1_000_000, '1s'], [60_000_000, '1m'], [900_000_000, '15m'], [3_600_000_000, '1h']]
 
 export interface QuestdbStoreOptions {
   /**
@@ -134,7 +141,7 @@ export async function openQuestdbStore(opts: QuestdbStoreOptions): Promise<Times
       agent,
       log: (level, message) => { log?.[level]({ ilp: true }, typeof message === 'string' ? message : String(message)) },
     })
-    return new QuestdbStore({ table, http }, sender, agent, log, {
+    return new QuestdbStore({ table, http }, sender, senderTransport(sender), agent, log, {
       maxPendingRows: opts.maxPendingRows ?? 4_000_000,
       rowsPerFlush: Math.max(1, opts.rowsPerFlush ?? 250_000),
       visibleTimeoutMs: opts.visibleTimeoutMs ?? 60_000,
@@ -144,6 +151,23 @@ export async function openQuestdbStore(opts: QuestdbStoreOptions): Promise<Times
     await agent.close()
     throw err
   }
+}
+
+/** What the store sends its own encoded lines through (see IlpEncoder). */
+interface IlpTransport { send(data: Buffer): Promise<unknown> }
+
+/**
+ * The Sender's HTTP transport (its retries on network errors and 5xx for retry_timeout,
+ * authentication, TLS), which the store feeds with lines it encodes itself
+ * (questdb-ilp.ts). Not part of the client's typed API: checked here, at open, so that
+ * another client version fails at start with a clear message rather than at the first write.
+ */
+function senderTransport(sender: Sender): IlpTransport {
+  const transport = (sender as unknown as { transport?: IlpTransport }).transport
+  if (typeof transport?.send !== 'function') {
+    throw new Error('@questdb/nodejs-client has no Sender transport with send(): the QuestDB store needs the version in package.json')
+  }
+  return { send: (data) => transport.send.call(transport, data) }
 }
 
 /** Refuses a pre-existing table of another design (CREATE TABLE IF NOT EXISTS keeps it). */
@@ -198,7 +222,7 @@ interface Limits { maxPendingRows: number; rowsPerFlush: number; visibleTimeoutM
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** Rows encoded between two yields to the event loop (~2 ms of work; event-loop delay p50 ~1.7 ms vs ~6.5 ms at 2048, at the same rate). */
-const ENCODE_SLICE = 512
+const ENCODE_SLICE = 8192
 
 /** Observations QuestDB can store, as [series, time, value] triples; the rest is counted. */
 export function packForQuestdb(batch: readonly Observation[]): { data: Float64Array; rows: number; dropped: number } {
@@ -232,15 +256,19 @@ class QuestdbStore implements TimeseriesStore {
   private polling = false
   private idle: Array<() => void> = []
 
+  private readonly encoder: IlpEncoder
+
   constructor (
     target: Target,
     private readonly sender: Sender,
+    private readonly transport: IlpTransport,
     private readonly agent: Agent,
     private readonly log: Logger | undefined,
     private readonly limits: Limits,
   ) {
     this.table = target.table
     this.http = target.http
+    this.encoder = new IlpEncoder(this.table)
   }
 
   async append(batch: readonly Observation[]): Promise<void> {
@@ -288,23 +316,43 @@ class QuestdbStore implements TimeseriesStore {
   async sample(series: number, q: SampleQuery): Promise<MeanPoint[]> {
     this.check()
     const iv = q.interval
-    if (!Number.isSafeInteger(iv) || iv <= 0) throw new RangeError(`sample interval must be a positive integer of microseconds, got ${iv}`)
+    const agg = q.aggregate ?? 'mean'
+    if (typeof iv === 'number' && (!Number.isSafeInteger(iv) || iv <= 0)) throw new RangeError(`sample interval must be a positive integer of microseconds, got ${iv}`)
+    const bk = bucketing(iv)
     const b = storedBounds(q.start, q.end)
     if (b.empty || !isSeriesId(series)) return []
     const [first] = await this.http.exec(firstTimeSql(this.table, series, b))
     if (!first) return []
+    if (typeof iv !== 'number') return this.calendar(series, b, bk, agg, first[0] as number)
     const ivb = BigInt(iv)
     const origin = floorDivBig(BigInt(first[0] as number), ivb) * ivb
     const stride = sampleStride(iv)
     let rows: Row[]
-    if (stride !== undefined && origin + SHIFT >= 0n) rows = await this.http.exec(sampleBySql(this.table, series, b, stride, origin))
-    else rows = await this.http.exec(sampleGroupBySql(this.table, series, b, iv))
+    // first/last under SAMPLE BY .. FROM came out one bucket off for multi-day strides in
+    // QuestDB 9.3.4 (property test); GROUP BY on bucket arithmetic scans in time order.
+    if (stride !== undefined && origin + SHIFT >= 0n && agg !== 'first' && agg !== 'last') rows = await this.http.exec(sampleBySql(this.table, series, b, stride, origin, agg))
+    else rows = await this.http.exec(sampleGroupBySql(this.table, series, b, iv, agg))
     const out: MeanPoint[] = []
     for (const r of rows) {
       // null: a mean that is not a number (cannot happen: only finite values are stored).
-      if (r[1] !== null) out.push({ time: r[0] as number, mean: r[1] as number })
+      if (r[1] !== null) out.push({ time: r[0] as number, mean: Number(r[1]) })
     }
     return out
+  }
+
+  /**
+   * Calendar buckets: SAMPLE BY the largest fixed stride that divides every local midnight
+   * in the range (1 h for whole-hour zones), then folded into calendar buckets in JS.
+   */
+  private async calendar(series: number, b: ReturnType<typeof storedBounds>, bk: ReturnType<typeof bucketing>, agg: NonNullable<SampleQuery['aggregate']>, first: number): Promise<MeanPoint[]> {
+    const [last] = await this.http.exec(rangeSql(this.table, series, b, { from: 'last', limit: 1 }))
+    const us = usableLevel(bk, PIECE_STRIDES.map(([l]) => l), first, (last[0] as number) + 1) ?? 1
+    const origin = floorDivBig(BigInt(first), BigInt(us)) * BigInt(us)
+    const stride = PIECE_STRIDES.find(([l]) => l === us)![1]
+    const rows = await this.http.exec(samplePiecesSql(this.table, series, b, stride, origin, agg))
+    const folder = new Folder(bk, agg)
+    for (const r of rows) folder.add(r[0] as number, Number(r[1]), r[2] === null ? NaN : Number(r[2]))
+    return folder.finish()
   }
 
   async listSeries(): Promise<number[]> {
@@ -399,9 +447,9 @@ class QuestdbStore implements TimeseriesStore {
       }
       try {
         await this.fill(parts)
-        await this.sender.flush()
+        await this.transport.send(this.encoder.take())
       } catch (err) {
-        this.sender.reset()
+        this.encoder.reset()
         const e = this.writeError(err, rows)
         for (const { job } of parts) this.failJob(job, e)
         continue
@@ -415,22 +463,14 @@ class QuestdbStore implements TimeseriesStore {
   }
 
   /**
-   * Encodes rows into the Sender's buffer. The client writes ILP byte by byte (~3-4 µs a
-   * row here), so a 10k batch would hold the event loop ~40 ms: encode ENCODE_SLICE rows,
-   * then let other work run.
+   * Encodes the rows of a flush (questdb-ilp.ts, ~0.1-0.3 µs a row), ENCODE_SLICE rows at a
+   * time, letting other work run in between (250,000 rows would otherwise hold the event loop).
    */
   private async fill(parts: Array<{ job: AppendJob; from: number; to: number }>): Promise<void> {
-    const s = this.sender
-    const table = this.table
-    let slice = 0
     for (const { job, from, to } of parts) {
-      const d = job.data
-      for (let i = from; i < to; i++) {
-        s.table(table).symbol('series', String(d[3 * i])).floatColumn('value', d[3 * i + 2]).at(BigInt(d[3 * i + 1]) + SHIFT, 'us')
-        if (++slice === ENCODE_SLICE) {
-          slice = 0
-          await yieldToLoop()
-        }
+      for (let i = from; i < to; i += ENCODE_SLICE) {
+        this.encoder.encode(job.data, i, Math.min(to, i + ENCODE_SLICE))
+        if (i + ENCODE_SLICE < to) await yieldToLoop()
       }
     }
   }

@@ -1,8 +1,18 @@
 // Reads of the SQLite store on its read-only connection (design in sqlite-store.ts). Every
 // statement is one range of the (series, time) primary key; down-sampling is SQL.
 import type Database from 'better-sqlite3'
-import type { MeanPoint, Point, RangeQuery, SampleQuery } from './port.ts'
+import { Folder, ROLLUP_COLUMN, bucketing, floorDiv, usableLevel, type Bucketing } from './buckets.ts'
+import type { Aggregate, MeanPoint, Point, RangeQuery, SampleQuery } from './port.ts'
+import { ROLLUP_LEVELS } from './sqlite-rollups.ts'
 import { TALLY_SIZE } from './sqlite-schema.ts'
+
+export { floorDiv }
+
+/**
+ * Means of fixed intervals from rollups only from this level up: below it (1-minute rollups)
+ * the rows are about as many as the raw ones, and the SQL plans fold them in C, faster.
+ */
+const MIN_MEAN_ROLLUP = 15 * 60_000_000
 
 /** Open bounds. Times are integers, so these hold every storable time. */
 const MIN_TIME = -(2n ** 63n)
@@ -50,14 +60,6 @@ export const RANGE_LAST_SQL = 'SELECT time, value FROM obs WHERE series = ? AND 
 
 type Bound = number | bigint
 
-/** floor(t / iv) exactly for |t| < 2^53 (the double quotient can round up to an integer). */
-export function floorDiv(t: number, iv: number): number {
-  let k = Math.floor(t / iv)
-  if (k * iv > t) k--
-  else if ((k + 1) * iv <= t) k++
-  return k
-}
-
 export class SqliteReader {
   private readonly first: Database.Statement
   private readonly last: Database.Statement
@@ -68,6 +70,7 @@ export class SqliteReader {
   private readonly dense: Database.Statement
   private readonly sparse: Database.Statement
   private readonly series: Database.Statement
+  private readonly rollup: Record<string, Database.Statement> = {}
 
   constructor (db: Database.Database) {
     this.first = db.prepare(RANGE_FIRST_SQL).raw()
@@ -79,6 +82,9 @@ export class SqliteReader {
     this.probe = db.prepare('SELECT count(*) FROM (SELECT 1 FROM obs WHERE series = ? AND time >= ? AND time < ? LIMIT ?)').pluck()
     this.dense = db.prepare(DENSE_SAMPLE_SQL).pluck()
     this.sparse = db.prepare(SPARSE_SAMPLE_SQL).raw()
+    for (const col of new Set(Object.values(ROLLUP_COLUMN))) {
+      this.rollup[col] = db.prepare(`SELECT bucket, count, ${col} FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket`).raw()
+    }
     // Skip-scan over the leading key column: one seek per series, not a scan of all rows.
     this.series = db.prepare(`
       WITH RECURSIVE s(id) AS (
@@ -120,12 +126,58 @@ export class SqliteReader {
 
   sample(series: number, q: SampleQuery): MeanPoint[] {
     const iv = q.interval
-    if (!Number.isSafeInteger(iv) || iv <= 0) throw new RangeError(`sample interval must be a positive integer of microseconds, got ${iv}`)
+    if (typeof iv === 'number' && (!Number.isSafeInteger(iv) || iv <= 0)) throw new RangeError(`sample interval must be a positive integer of microseconds, got ${iv}`)
+    const b = bucketing(iv)
+    const agg = q.aggregate ?? 'mean'
     const a: Bound = q.start ?? MIN_TIME
     const e: Bound = q.end ?? MAX_TIME
     const first = this.firstTime.get(series, a, e) as number | undefined
     if (first === undefined) return []
     const last = this.lastTime.get(series, a, e) as number
+    if (typeof iv === 'number' && agg === 'mean') {
+      const level = usableLevel(b, ROLLUP_LEVELS, first, last + 1)
+      if (level === undefined || level < MIN_MEAN_ROLLUP) return this.sampleMeans(series, iv, first, last)
+    }
+    return this.fold(series, b, agg, first, last + 1)
+  }
+
+  /**
+   * Any aggregate by folding pieces (buckets.ts): whole rollup buckets of the largest level
+   * that fits the bucket boundaries, and raw rows for the partial rollup buckets at the ends
+   * of [a, e) (a rollup bucket cut by the range cannot be used).
+   */
+  private fold(series: number, b: Bucketing, agg: Aggregate, a: number, e: number): MeanPoint[] {
+    const folder = new Folder(b, agg)
+    const raw = (from: number, to: number) => { if (from < to) folder.addRows(this.first.all(series, from, to, -1) as Array<[number, number]>) }
+    const level = usableLevel(b, ROLLUP_LEVELS, a, e)
+    const lo = level === undefined ? e : -floorDiv(-a, level) * level
+    const hi = level === undefined ? e : floorDiv(e, level) * level
+    if (level === undefined || lo >= hi) {
+      raw(a, e)
+      return folder.finish()
+    }
+    raw(a, lo)
+    const rows = this.rollup[ROLLUP_COLUMN[agg]].all(series, level, lo, hi) as Array<[number, number, number | null]>
+    if (b.fixed !== level) {
+      for (const r of rows) folder.add(r[0], r[1], r[2] ?? NaN)
+      raw(hi, e)
+      return folder.finish()
+    }
+    // One rollup row per bucket (interval = level): no folding; the raw edges [a, lo) and
+    // [hi, e) are buckets of their own, since lo and hi are bucket boundaries.
+    const out = folder.finish()
+    for (const r of rows) {
+      const v = agg === 'mean' ? (r[2] ?? NaN) / r[1] : agg === 'count' ? r[1] : r[2] ?? NaN
+      if (!Number.isNaN(v)) out.push({ time: r[0], mean: v })
+    }
+    const tail = new Folder(b, agg)
+    if (hi < e) tail.addRows(this.first.all(series, hi, e, -1) as Array<[number, number]>)
+    for (const p of tail.finish()) out.push(p)
+    return out
+  }
+
+  /** Means of fixed intervals straight from the raw rows in SQL (dense or sparse plan). */
+  private sampleMeans(series: number, iv: number, first: number, last: number): MeanPoint[] {
     const k0 = floorDiv(first, iv)
     const nb = floorDiv(last, iv) - k0 + 1
     const b0 = k0 * iv

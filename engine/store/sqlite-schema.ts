@@ -3,6 +3,7 @@
 // connection on the main thread.
 import type BetterSqlite3 from 'better-sqlite3'
 import { Database } from '../../core/sqlite-driver.ts'
+import { RollupMaintainer } from './sqlite-rollups.ts'
 
 export const DB_FILE = 'timeseries.db'
 
@@ -13,7 +14,8 @@ export const DB_FILE = 'timeseries.db'
  */
 export const TALLY_SIZE = 262_144
 
-const SCHEMA_VERSION = 1
+// 2: rollup table (sqlite-rollups.ts), built from the raw rows when an older file is opened.
+const SCHEMA_VERSION = 2
 
 // One clustered B-tree keyed by (series, time): a series' observations are contiguous and in
 // time order, so every per-series range read is one index range and never touches other
@@ -32,7 +34,7 @@ CREATE TABLE IF NOT EXISTS tally (i INTEGER PRIMARY KEY) STRICT;
 type DB = BetterSqlite3.Database
 
 /** Opens the writing connection (inside the writer worker) and creates the schema. */
-export function openWriterDatabase(file: string): DB {
+export function openWriterDatabase(file: string): { db: DB; rollups: RollupMaintainer } {
   const db = new Database(file)
   // WAL: readers never block the writer nor the other way round, and a commit is one
   // append to the -wal file. synchronous=NORMAL: a commit write()s its WAL frames but does
@@ -55,6 +57,8 @@ export function openWriterDatabase(file: string): DB {
     throw new Error(`${file} has schema version ${version}; this program knows up to ${SCHEMA_VERSION}`)
   }
   db.exec(SCHEMA)
+  const rollups = new RollupMaintainer(db)
+  if (version < 2) db.transaction(() => rollups.rebuildAll(db))()
   const top = db.prepare('SELECT max(i) FROM tally').pluck().get() as number | null
   if (top !== TALLY_SIZE - 1) {
     db.transaction(() => {
@@ -64,7 +68,7 @@ export function openWriterDatabase(file: string): DB {
     })()
   }
   db.pragma(`user_version = ${SCHEMA_VERSION}`)
-  return db
+  return { db, rollups }
 }
 
 /** Opens a read-only connection; the writer must have created the file. */

@@ -30,15 +30,25 @@ function errorText(err: unknown): string {
 }
 
 function start(file: string): void {
-  const db = openWriterDatabase(file)
+  const { db, rollups } = openWriterDatabase(file)
   const insertSql = 'INSERT OR REPLACE INTO obs (series, time, value) VALUES '
   const one = db.prepare(insertSql + '(?, ?, ?)')
   const many = db.prepare(insertSql + new Array(ROWS_PER_STATEMENT).fill('(?, ?, ?)').join(', '))
   const del = db.prepare('DELETE FROM obs WHERE series = ?')
   const delRange = db.prepare('DELETE FROM obs WHERE series = ? AND time >= ? AND time < ?')
+  const timesIn = db.prepare('SELECT time FROM obs WHERE series = ? AND time >= ? AND time < ?').pluck()
   const params: number[] = new Array(ROWS_PER_STATEMENT * 3)
 
   const insertRows = (data: Float64Array): void => {
+    // Rollups in the same transaction (storage-first, sqlite-rollups.ts); each series'
+    // latest time before the insert tells in-order appends from late data and overwrites.
+    const bySeries = new Map<number, { before: number | undefined; times: number[]; values: number[] }>()
+    for (let i = 0; i < data.length; i += 3) {
+      let r = bySeries.get(data[i])
+      if (!r) bySeries.set(data[i], r = { before: rollups.latest(data[i]), times: [], values: [] })
+      r.times.push(data[i + 1])
+      r.values.push(data[i + 2])
+    }
     const order = writeOrder(data)
     const n = order.length
     let k = 0
@@ -55,12 +65,16 @@ function start(file: string): void {
       const i = 3 * order[k]
       one.run(data[i], data[i + 1], data[i + 2])
     }
+    for (const [series, r] of bySeries) rollups.apply(series, r.before, r.times, r.values)
   }
   const insertTx = db.transaction(insertRows)
-  const deleteTx = db.transaction((series: number[]) => { for (const s of series) del.run(s) })
-  // One transaction: a reader sees the old range or the new one, never a gap.
+  const deleteTx = db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } })
+  // One transaction: a reader sees the old range or the new one, never a gap. The rollups of
+  // the removed rows' buckets are recomputed too (insertRows does those of the new rows).
   const replaceTx = db.transaction((r: WriterRequest & { op: 'replace' }) => {
+    const gone = timesIn.all(r.series, r.start, r.end) as number[]
     delRange.run(r.series, r.start, r.end)
+    if (gone.length > 0) rollups.update(r.series, gone)
     insertRows(r.data)
   })
 

@@ -66,8 +66,17 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     latenessUs?: number
     /** Told when a recompute for late data finished or failed (tests, logs). */
     onRecompute?: (r: { id: number; from: number; result?: RangeReplayResult; err?: unknown }) => void
+    /**
+     * Whether this process runs the project (scaled mode: the worker owning the project's
+     * partition of the log; default: every project). Others are left to their owner.
+     */
+    owns?: (projectId: number) => boolean
   }) {
     this.sink = new OutputSink(deps.ingest)
+  }
+
+  private owns(projectId: number): boolean {
+    return this.deps.owns?.(projectId) ?? true
   }
 
   isRunning(id: number): boolean {
@@ -75,7 +84,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   }
 
   async start(v: VdpRecord): Promise<void> {
-    if (this.running.has(v.id) || this.starting.has(v.id)) return
+    if (this.running.has(v.id) || this.starting.has(v.id) || !this.owns(v.project_id)) return
     this.starting.set(v.id, v.project_id)
     try {
       await this.startNow(v)
@@ -190,6 +199,12 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     for (const [id, p] of this.starting) if (p === projectId) this.stop(id)
   }
 
+  /** Stops the virtual datapoints of projects this process no longer owns (a partition moved). */
+  stopUnowned(): void {
+    for (const [id, r] of this.running) if (!this.owns(r.projectId)) this.stop(id)
+    for (const [id, p] of this.starting) if (!this.owns(p)) this.stop(id)
+  }
+
   /** Ids of the virtual datapoints running now (for metrics and tests). */
   runningIds(): number[] {
     return [...this.running.keys()]
@@ -198,6 +213,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   /** Starts every virtual datapoint whose status says it runs (after a process restart). */
   async resume(): Promise<void> {
     for (const v of await this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running)) {
+      if (!this.owns(v.project_id)) continue
       try {
         if (!await this.deps.catalog.projects.vdpEnabled(v.project_id)) throw new Error('virtual datapoints are disabled for the project')
         await this.start(v)
@@ -208,9 +224,13 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     }
   }
 
-  /** Matches the running set to the catalog (scaled mode: the API runs in another process). */
+  /**
+   * Matches the running set to the catalog and to the projects this process owns (scaled
+   * mode: run/stop comes from an API in another process; partitions move between workers).
+   */
   async reconcile(): Promise<void> {
-    const wanted = new Map((await this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running)).map((v) => [v.id, v]))
+    const all = await this.deps.catalog.virtualDatapoints.listByStatus(VDP_LIFECYCLE.running)
+    const wanted = new Map(all.filter((v) => this.owns(v.project_id)).map((v) => [v.id, v]))
     for (const id of [...this.running.keys()]) if (!wanted.has(id)) this.stop(id)
     for (const v of wanted.values()) {
       if (this.running.has(v.id)) continue

@@ -12,7 +12,7 @@ const threshold = (dataPointID: string, extra: object = {}) => ({
 })
 
 t.test('create, read, list, refuse PUT, disable, enable, delete', async (t) => {
-  const live = await livePlatform(t)
+  const live = await livePlatform(t, { LINTEL_WEBHOOK_ALLOW: '127.0.0.1' })
   const pid = await live.project('Alerts')
   const made = await live.http('POST', `/v2/alert/threshold?project_id=${pid}`, threshold('ahu/supply', { description: 'supply air', notification: { webhook: { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-16-chars' }, log: true } }))
   t.equal(made.status, 201, JSON.stringify(made.body))

@@ -9,10 +9,10 @@ t.test('defaults', async (t) => {
   t.match(c, { store: 'embedded', log: 'memory', nodeId: /^node-\d+$/ })
   t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
-    questdbTable: 'obs', kafkaTopic: 'lintel.observations',
-    dataDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
+    questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
+    dataDir: './data', catalogDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
-    vdpDefaultEnabled: true,
+    vdpDefaultEnabled: true, webhookAllow: [],
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
     blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
   })
@@ -31,6 +31,13 @@ t.test('roles and scaled-mode adapters: wrong combinations are refused at start'
   t.throws(() => loadConfig({ LINTEL_ROLES: 'api,cook' }), { message: /LINTEL_ROLES must be a comma-separated list of api, broker, worker, got 'api,cook'/ })
   t.throws(() => loadConfig({ LINTEL_STORE: 'mongo' }), { message: /LINTEL_STORE must be one of embedded, questdb, got 'mongo'/ })
   t.throws(() => loadConfig({ LINTEL_STORE: 'questdb' }), { message: /LINTEL_STORE=questdb needs LINTEL_QUESTDB/ })
+  t.throws(() => loadConfig({ LINTEL_CATALOG: 'mysql' }), { message: /LINTEL_CATALOG must be one of sqlite, postgres, got 'mysql'/ })
+  t.throws(() => loadConfig({ LINTEL_CATALOG: 'postgres' }), { message: /LINTEL_CATALOG=postgres needs LINTEL_POSTGRES_URL/ })
+  t.throws(() => loadConfig({ LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: 'mysql://u:secret@h/db' }),
+    { message: /LINTEL_POSTGRES_URL must be a postgres:\/\/ or postgresql:\/\/ URL, got 'mysql:\/\/u:\*\*\*@h\/db'/ }, 'the password is not shown')
+  t.throws(() => loadConfig({ LINTEL_POSTGRES_URL: 'postgres://h/db' }), { message: /LINTEL_POSTGRES_URL is set but LINTEL_CATALOG is not postgres/ })
+  t.match(loadConfig({ LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: 'postgresql://u@h:5432/db' }), { catalog: 'postgres', postgresUrl: 'postgresql://u@h:5432/db' })
+  t.equal(loadConfig({}).catalog, 'sqlite')
   t.throws(() => loadConfig({ LINTEL_LOG: 'kafka' }), { message: /LINTEL_LOG=kafka needs LINTEL_KAFKA_BROKERS/ })
   t.throws(() => loadConfig({ LINTEL_ROLES: 'broker' }), { message: /set LINTEL_LOG=kafka[\s\S]*set LINTEL_STORE=questdb/ })
   t.throws(() => loadConfig({ LINTEL_REDIS_URL: 'localhost:6379' }), { message: /LINTEL_REDIS_URL must be a redis:\/\/ URL/ })
@@ -50,4 +57,16 @@ t.test('a config file, overridden by the environment', async (t) => {
   writeFileSync(file, '[1]')
   t.throws(() => loadConfig({ LINTEL_CONFIG: file }), { message: /must hold a JSON object/ })
   t.throws(() => loadConfig({ LINTEL_CONFIG: join(dir, 'missing.json') }), { message: /cannot read LINTEL_CONFIG file/ })
+})
+
+t.test('LINTEL_WEBHOOK_ALLOW: internal webhook receivers the operator allows', async (t) => {
+  t.same(loadConfig({}).webhookAllow, [], 'none by default')
+  t.same(loadConfig({ LINTEL_WEBHOOK_ALLOW: '127.0.0.1, hooks.lan,10.0.0.0/8' }).webhookAllow, ['127.0.0.1', 'hooks.lan', '10.0.0.0/8'])
+  t.throws(() => loadConfig({ LINTEL_WEBHOOK_ALLOW: '10.0.0.0/40' }), { message: /LINTEL_WEBHOOK_ALLOW: '10.0.0.0\/40' is not a host name, address or CIDR range/ })
+})
+
+t.test('LINTEL_CATALOG_DIR: the SQLite catalog beside a data directory of the process\'s own', async (t) => {
+  t.equal(loadConfig({ LINTEL_DATA_DIR: '/srv/a' }).catalogDir, '/srv/a', 'default: the data directory')
+  t.equal(loadConfig({ LINTEL_DATA_DIR: '/srv/a', LINTEL_CATALOG_DIR: '/srv/catalog' }).catalogDir, '/srv/catalog')
+  t.throws(() => loadConfig({ LINTEL_CATALOG_DIR: ' ' }), /LINTEL_CATALOG_DIR must not be empty/)
 })

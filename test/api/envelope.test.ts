@@ -24,14 +24,14 @@ t.test('GET returns the object itself; create/update/delete return the envelope'
 
   const got = await p.call(p.admin, 'GET', `/v2/project/${id}`)
   t.same(got.body, {
-    project: { id, company_id: p.admin.companyId, name: 'HQ', description: 'Head office', load_balancing_group: 'lintel', project_handle: `p${id}`, hash_id_length: 8, sampling_n: 200 },
+    project: { id, company_id: p.admin.companyId, name: 'HQ', description: 'Head office', load_balancing_group: 'lintel', project_handle: `p${id}`, hash_id_length: 8, sampling_n: 200, time_zone: 'UTC' },
     datapoints: [],
     meta: { current_page: 1, items_per_page: 1000, total_items: 0, total_pages: 0 },
     devices: [],
   }, 'a new project has no datapoints; its MQTT prefix and settings are shown')
 
   const upd = await p.call(p.admin, 'PUT', `/v2/project/${id}`, { name: 'HQ 2' })
-  t.same(upd.body, { success: true, operation: 'update', resource: { id, company_id: p.admin.companyId, name: 'HQ 2', description: 'Head office' } })
+  t.same(upd.body, { success: true, operation: 'update', resource: { id, company_id: p.admin.companyId, name: 'HQ 2', description: 'Head office', time_zone: 'UTC' } })
   const empty = await p.call(p.admin, 'PUT', `/v2/project/${id}`)
   t.equal(empty.status, 200, 'an empty body is accepted')
   t.equal(empty.body.resource.name, 'HQ 2')

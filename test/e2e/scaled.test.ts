@@ -1,14 +1,19 @@
-// The scaled mode end to end (issue 6): QuestDB, Kafka and Redis started by
-// scripts/services/all.sh; one API process, one worker, two broker nodes. Publish over MQTT
-// on either broker, read over HTTP. Faults: the worker is killed mid-stream and restarted
-// (nothing acknowledged is lost, nothing doubled); Kafka down (publishes are refused, never
-// acknowledged, and the broker keeps running).
+// The scaled mode end to end (issues 6, 17): QuestDB and Redis started by
+// scripts/services/all.sh, a Kafka of the test's own; one API process, two workers, two
+// broker nodes, each its own process with its own data directory (the catalog: SQLite in a
+// directory of its own, LINTEL_CATALOG_DIR, because the broker role cannot run on the
+// PostgreSQL catalog yet: its reach check reads datapoint tags synchronously). Publish
+// over MQTT on either broker, read over HTTP. Faults: the worker that owns a project's log
+// partition is killed mid-stream and the other takes the project over, its virtual datapoint
+// included (nothing acknowledged is lost, no input or output doubled); Kafka down
+// (publishes are refused, never acknowledged, and the broker keeps running).
 import t from 'tap'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import mqtt, { type MqttClient } from 'mqtt'
+import { keyPartition } from '../../engine/log/kafka-log.ts'
 import { requireService } from '../helpers/services.ts'
 
 const run = promisify(execFile)
@@ -25,9 +30,22 @@ const SCALED = {
 
 interface Proc { child: ChildProcess; out: string; url?: string; tcp?: number }
 
-async function startRole(dir: string, roles: string, nodeId: string): Promise<Proc> {
+/** The log partitions a worker said it owns last (its info line on every change). */
+function partitionsOf(p: Proc): number[] | undefined {
+  let last: number[] | undefined
+  for (const line of p.out.split('\n')) {
+    if (!line.includes('worker: runs the projects of these log partitions')) continue
+    try { last = JSON.parse(line).partitions } catch { /* a line cut in two */ }
+  }
+  return last
+}
+
+async function startRole(base: string, roles: string, nodeId: string): Promise<Proc> {
+  // Each process has its own data directory; only the SQLite catalog's directory is common.
+  const extra = roles === 'worker' ? { LINTEL_LOG_LEVEL: 'info' } : {}
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
-    env: { ...process.env, ...SCALED, LINTEL_DATA_DIR: dir, LINTEL_ROLES: roles, LINTEL_NODE_ID: nodeId }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...SCALED, ...extra, LINTEL_DATA_DIR: join(base, nodeId), LINTEL_CATALOG_DIR: join(base, 'catalog'), LINTEL_ROLES: roles, LINTEL_NODE_ID: nodeId },
+    stdio: ['ignore', 'pipe', 'pipe'],
   })
   const p: Proc = { child, out: '' }
   child.stderr!.on('data', (d) => { p.out += d })
@@ -68,7 +86,7 @@ async function until(cond: () => Promise<boolean>, ms = 30_000) {
 const T0 = 1_700_000_000_000_000_000n
 const line = (id: string, i: number) => `${id} value=${i} ${T0 + BigInt(i) * 1_000_000_000n}`
 
-t.test('two brokers, a worker and an API on QuestDB, Kafka and Redis', { timeout: 300_000 }, async (t) => {
+t.test('two brokers, two workers and an API on QuestDB, Kafka and Redis, each in its own directory', { timeout: 300_000 }, async (t) => {
   if (!await requireService(t, 'QuestDB', '127.0.0.1', 19000, 'scripts/services/questdb.sh start')) return
   const kafka = join(process.cwd(), 'scripts/services/kafka.sh')
   const kafkaEnv = { ...process.env, LINTEL_KAFKA_PORT: '29092', LINTEL_KAFKA_CONTROLLER_PORT: '29093' }
@@ -83,7 +101,8 @@ t.test('two brokers, a worker and an API on QuestDB, Kafka and Redis', { timeout
     for (const p of procs.reverse()) await stopProc(p)
   })
   const api = await startRole(dir, 'api', 'api-1'); procs.push(api)
-  let worker = await startRole(dir, 'worker', 'worker-1'); procs.push(worker)
+  const workers = [await startRole(dir, 'worker', 'worker-1'), await startRole(dir, 'worker', 'worker-2')]
+  procs.push(...workers)
   const brokerA = await startRole(dir, 'broker', 'broker-a'); procs.push(brokerA)
   const brokerB = await startRole(dir, 'broker', 'broker-b'); procs.push(brokerB)
 
@@ -118,21 +137,47 @@ t.test('two brokers, a worker and an API on QuestDB, Kafka and Redis', { timeout
   await a.publishAsync(`lintel/${handle}/y`, line('cross', 3), { qos: 1 })
   t.equal(await seen, line('cross', 3))
 
-  // Kill the worker mid-stream: every acknowledged line arrives exactly once.
+  // Two workers split the log's 6 partitions; a virtual datapoint (the twin of 'stream')
+  // runs on the worker that owns the project's partition.
+  const split = await until(async () => {
+    const [p1, p2] = workers.map(partitionsOf)
+    return !!p1 && !!p2 && p1.length > 0 && p2.length > 0 && p1.length + p2.length === 6 && p1.every((p) => !p2.includes(p))
+  }, 60_000)
+  t.ok(split, `the workers split the partitions (${workers.map((w) => JSON.stringify(partitionsOf(w))).join(' / ')})`)
+  const part = keyPartition(String(pid), 6)
+  const owner = workers.find((w) => partitionsOf(w)!.includes(part))!
+  const other = workers.find((w) => w !== owner)!
+  t.equal((await http(api.url!, 'POST', `/v2/project/${pid}/virtual_datapoint?dataPointID=twin&type=formula`, { pins: { P1: { dataPointID: 'stream' } }, parameters: { formula: 'P1' } })).status, 201)
+  t.ok(await until(async () => (await http(api.url!, 'GET', `/v2/project/${pid}/virtual_datapoint?dataPointID=twin`)).body.status === 'Ready to start'), 'the virtual datapoint is ready')
+  t.equal((await http(api.url!, 'POST', `/v2/project/${pid}/virtual_datapoint/run?dataPointID=twin&run=true`)).body.status, 'Running')
+
+  // Kill the owning worker mid-stream: the other takes over; every acknowledged line arrives
+  // exactly once, and so does each output of the virtual datapoint.
   const N = 3000
   let acked = 0
   const publishing = (async () => {
     for (let i = 0; i < N; i++) { await a.publishAsync(`lintel/${handle}/z`, line('stream', i), { qos: 1 }); acked++ }
   })()
+  t.ok(await until(async () => (await count('twin')) > 0, 60_000), 'the owner computes the virtual datapoint')
   await until(async () => acked > N / 3, 60_000)
-  worker.child.kill('SIGKILL')
-  await once(worker.child, 'exit')
+  owner.child.kill('SIGKILL')
+  await once(owner.child, 'exit')
+  const killedAt = Date.now()
+  // The dead member's session (6 s) ends, the group rebalances, the other worker owns the
+  // partition, starts the virtual datapoint from the store and stores the project again.
+  t.ok(await until(async () => (partitionsOf(other) ?? []).includes(part), 30_000), 'the other worker owns the partition now')
+  const takeover = Date.now() - killedAt
+  t.ok(takeover <= 10_000, `the other worker took over within 10 s (${takeover} ms)`)
+  const storedAtTakeover = await count('stream')
+  t.ok(await until(async () => { const n = await count('stream'); return n > storedAtTakeover || n === N }, 30_000), 'and stores the project again')
   await publishing
-  t.equal(acked, N, 'the brokers acknowledge while the worker is down (Kafka holds the data)')
-  worker = await startRole(dir, 'worker', 'worker-1'); procs.push(worker)
-  t.ok(await until(async () => (await count('stream')) === N, 120_000), 'after the restart, all acknowledged lines are stored')
+  t.equal(acked, N, 'the brokers acknowledge throughout (Kafka holds the data)')
+  t.ok(await until(async () => (await count('stream')) === N, 120_000), 'all acknowledged lines are stored')
   const values = (await http(api.url!, 'GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=stream&max=0`)).body.data.map((d: { value: number }) => d.value)
   t.same(values, Array.from({ length: N }, (_, i) => i), 'none lost, none doubled, in order')
+  t.ok(await until(async () => (await count('twin')) === N, 120_000), 'the virtual datapoint is complete on the other worker')
+  const twins = (await http(api.url!, 'GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=twin&max=0`)).body.data.map((d: { value: number }) => d.value)
+  t.same(twins, Array.from({ length: N }, (_, i) => i), 'each output once, none lost')
 
   // Kafka unreachable: the broker refuses to acknowledge (closes the connection) and keeps running.
   await run('bash', [kafka, 'stop'], { env: kafkaEnv })

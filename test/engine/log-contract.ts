@@ -143,6 +143,37 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     await Promise.all([a.sub.stop(), b.sub.stop()])
   })
 
+  withLog('members own disjoint partitions, are told of them, and get only their projects; a leaver\'s go to the other', async (t, log, group) => {
+    const owned = (set: Set<number>) => (change: { assigned: number[]; revoked: number[] }) => {
+      for (const p of change.revoked) set.delete(p)
+      for (const p of change.assigned) set.add(p)
+    }
+    const mineA = new Set<number>()
+    const mineB = new Set<number>()
+    const misplaced: string[] = []
+    const check = (who: string, mine: Set<number>) => (_call: number, records: LogRecord[]) => {
+      for (const r of records) if (!mine.has(log.partitionOf(r.project))) misplaced.push(`${who}: project ${r.project}`)
+      return false
+    }
+    const a = await new Collector(check('A', mineA)).start(log, group, { onPartitions: owned(mineA) })
+    const b = await new Collector(check('B', mineB)).start(log, group, { onPartitions: owned(mineB) })
+    const projects = Array.from({ length: 12 }, (_, i) => i + 1)
+    for (const p of projects) t.equal(log.partitionOf(p), log.partitionOf(p), `project ${p}: one partition`)
+    await fence(log, projects)
+    await until(() => projects.every((p) => fenced(a, [p])() || fenced(b, [p])()), WAIT, 'every fence at one member')
+    t.ok(mineA.size > 0 && mineB.size > 0, `both own partitions (A: ${[...mineA]}, B: ${[...mineB]})`)
+    t.same([...mineA].filter((p) => mineB.has(p)), [], 'no partition owned twice')
+    await a.sub.stop()
+    t.same([...mineA], [], 'a member that stops is told it lost its partitions')
+    await fence(log, projects)
+    await until(() => projects.every((p) => mineB.has(log.partitionOf(p))), WAIT * 3, () => `B to own every project's partition (B: ${[...mineB]})`)
+    const before = b.records.length
+    await fence(log, projects)
+    await until(() => projects.every((p) => b.records.slice(before).some((r) => r.project === p)), WAIT, 'the new fences of every project at B')
+    t.same(misplaced, [], 'records only of the partitions the member owned')
+    await b.sub.stop()
+  })
+
   withLog('at-least-once: what a stopped member did not handle goes to the next member', async (t, log, group) => {
     for (let i = 0; i < 8; i++) await log.publish(1 + (i % 2), [obs(1, i, i)])
     // A handles its first call, then fails every call until it is stopped.

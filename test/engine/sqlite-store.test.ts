@@ -110,3 +110,37 @@ t.test('floorDiv is exact at bucket edges and before 1970', async (t) => {
   t.equal(floorDiv(edge - 1, iv), 1_899_999)
   t.equal(floorDiv(edge, iv), 1_900_000)
 })
+
+t.test('rollups: kept equal to the raw rows through overwrites, late data and deletes', async (t) => {
+  const dir = tempDir(t)
+  const store = await openSqliteStore({ dir })
+  const db = new Database(join(dir, DB_FILE), { readonly: true })
+  t.teardown(async () => { db.close(); await store.close() })
+  const M = 60_000_000
+  const rows = (level: number) => db.prepare('SELECT bucket, count, sum, min, max, first, last FROM rollup WHERE series = 1 AND level = ? ORDER BY bucket').raw().all(level) as number[][]
+  await store.append([{ series: 1, time: 10, value: 5 }, { series: 1, time: 20, value: 1 }, { series: 1, time: M + 1, value: 7 }])
+  t.same(rows(M), [[0, 2, 6, 1, 5, 5, 1], [M, 1, 7, 7, 7, 7, 7]])
+  // Overwrite the minimum: a running min could not take it back out.
+  await store.append([{ series: 1, time: 20, value: 9 }])
+  t.same(rows(M)[0], [0, 2, 14, 5, 9, 5, 9])
+  // Late data before the first row changes `first` of every level.
+  await store.append([{ series: 1, time: 0, value: -3 }])
+  for (const level of [M, 15 * M, 60 * M, 1440 * M]) t.same(rows(level)[0].slice(1), level === M ? [3, 11, -3, 9, -3, 9] : [4, 18, -3, 9, -3, 7], `level ${level}`)
+  await store.deleteSeries([1])
+  t.same(rows(M), [], 'deleted with the series')
+})
+
+t.test('a store file of schema version 1 gets its rollups built when opened', async (t) => {
+  const dir = tempDir(t)
+  const old = new Database(join(dir, DB_FILE))
+  old.exec('CREATE TABLE obs (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, time)) STRICT, WITHOUT ROWID')
+  const put = old.prepare('INSERT INTO obs VALUES (?, ?, ?)')
+  for (let i = 0; i < 600; i++) put.run(2, i * 60_000_000, i)
+  old.pragma('user_version = 1')
+  old.close()
+  const store = await openSqliteStore({ dir })
+  t.teardown(() => store.close())
+  const HOUR = 3_600_000_000
+  t.same(await store.sample(2, { interval: HOUR, aggregate: 'sum' }), Array.from({ length: 10 }, (_, h) => ({ time: h * HOUR, mean: 60 * 60 * h + 1770 })))
+  t.same(await store.sample(2, { interval: 24 * HOUR, aggregate: 'count' }), [{ time: 0, mean: 600 }])
+})

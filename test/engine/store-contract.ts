@@ -2,7 +2,8 @@
 // QuestDB later) runs this suite. Each subtest gets a fresh, empty store from makeStore and
 // closes it at teardown.
 import type { Test } from 'tap'
-import type { MeanPoint, Observation, TimeseriesStore } from '../../engine/store/port.ts'
+import { DateTime } from 'luxon'
+import { AGGREGATES, type Aggregate, type MeanPoint, type Observation, type TimeseriesStore } from '../../engine/store/port.ts'
 
 const MIN = 60_000_000
 const HOUR = 60 * MIN
@@ -36,6 +37,46 @@ function sameMeans(t: Test, got: MeanPoint[], want: MeanPoint[], msg: string) {
   }
   if (!bad) t.pass(`${msg}: buckets and means match`)
 }
+
+/**
+ * Any aggregate per bucket, folded from the raw points in JS: the reference for rollup
+ * reads. `bucketOf` maps a time to its bucket start.
+ */
+export function expectedAggregates(points: Array<{ time: number; value: number }>, bucketOf: (t: number) => number, agg: Aggregate, start = -Infinity, end = Infinity): MeanPoint[] {
+  const by = new Map<number, number[]>()
+  for (const p of [...points].sort((a, b) => a.time - b.time)) {
+    if (p.time < start || p.time >= end) continue
+    const b = bucketOf(p.time)
+    const vs = by.get(b) ?? []
+    vs.push(p.value)
+    by.set(b, vs)
+  }
+  const f = (vs: number[]): number => {
+    switch (agg) {
+      case 'mean': return vs.reduce((a, v) => a + v, 0) / vs.length
+      case 'sum': return vs.reduce((a, v) => a + v, 0)
+      case 'min': return Math.min(...vs)
+      case 'max': return Math.max(...vs)
+      case 'first': return vs[0]
+      case 'last': return vs[vs.length - 1]
+      case 'count': return vs.length
+    }
+  }
+  return [...by.entries()].sort((a, b) => a[0] - b[0]).map(([time, vs]) => ({ time, mean: f(vs) }))
+}
+
+/** Deterministic PRNG (mulberry32), so a failing case can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6D2B79F5) | 0
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const localStart = (unit: 'day' | 'week' | 'month', zone: string) => (t: number) =>
+  DateTime.fromMillis(Math.floor(t / 1000), { zone }).startOf(unit).toMillis() * 1000
 
 export function storeContract(t: Test, name: string, makeStore: () => Promise<TimeseriesStore>): void {
   const withStore = (title: string, fn: (t: Test, store: TimeseriesStore) => Promise<void>) =>
@@ -219,5 +260,105 @@ export function storeContract(t: Test, name: string, makeStore: () => Promise<Ti
     const end = DAY0 + 9 * HOUR + 3
     sameMeans(t, await store.sample(1, { start, end, interval: HOUR }), expectedMeans(points, HOUR, start, end), 'bounded 1 h')
     t.same((await store.read(1, { from: 'last', limit: 1000 })).map((p) => p.time), points.slice(-1000).map((p) => p.time))
+  })
+
+  withStore('aggregates over random data, ranges and intervals equal folding the raw points (property)', async (t, store) => {
+    // Values are multiples of 1/8 below 2^20: every sum is exact in any order, so results
+    // must be identical, not merely close, however an adapter splits the work (rollups).
+    const rnd = prng(1414)
+    const points = new Map<number, number>()
+    const t0 = DAY0 - 3 * 86_400_000_000
+    const span = 20 * 86_400_000_000
+    for (let round = 0; round < 6; round++) {
+      const batch: Observation[] = []
+      // Mostly one per minute in a random stretch, some late and some overwrites of taken times.
+      const from = t0 + Math.floor(rnd() * span)
+      for (let i = 0; i < 3000; i++) {
+        const time = rnd() < 0.9 ? from + i * MIN + Math.floor(rnd() * 59) * 1_000_000 : t0 + Math.floor(rnd() * span)
+        const value = Math.floor((rnd() - 0.5) * 8192) / 8
+        batch.push(obs(1, time, value))
+        points.set(time, value)
+      }
+      for (const time of [...points.keys()].slice(0, 50)) { const v = Math.floor(rnd() * 100) / 8; batch.push(obs(1, time, v)); points.set(time, v) }
+      await store.append(batch)
+    }
+    const all = [...points.entries()].map(([time, value]) => ({ time, value }))
+    const intervals = [MIN, 2 * MIN, 15 * MIN, 30 * MIN, HOUR, 3 * HOUR, 24 * HOUR, 2 * 24 * HOUR, 7_000_000, 90 * 1_000_000]
+    let bad = 0
+    for (let k = 0; k < 40; k++) {
+      const iv = intervals[Math.floor(rnd() * intervals.length)]
+      const agg = AGGREGATES[Math.floor(rnd() * AGGREGATES.length)]
+      const a = t0 + Math.floor(rnd() * span * 1.1) - span * 0.05
+      const e = rnd() < 0.2 ? undefined : a + Math.floor(rnd() * span)
+      const start = rnd() < 0.1 ? undefined : Math.floor(a)
+      const got = await store.sample(1, { start, end: e, interval: iv, aggregate: agg })
+      const want = expectedAggregates(all, (x) => Math.floor(x / iv) * iv, agg, start, e)
+      if (JSON.stringify(got) !== JSON.stringify(want) && bad++ < 3) t.same(got, want, `case ${k}: ${agg} by ${iv} µs over [${start}, ${e})`)
+    }
+    for (const unit of ['day', 'week', 'month'] as const) {
+      for (const zone of ['UTC', 'Europe/Berlin', 'Asia/Kolkata']) {
+        const agg = AGGREGATES[Math.floor(rnd() * AGGREGATES.length)]
+        const start = t0 + Math.floor(rnd() * span / 2)
+        const got = await store.sample(1, { start, interval: { unit, zone }, aggregate: agg })
+        const want = expectedAggregates(all, localStart(unit, zone), agg, start)
+        if (JSON.stringify(got) !== JSON.stringify(want) && bad++ < 3) t.same(got, want, `${agg} by ${unit} in ${zone} from ${start}`)
+      }
+    }
+    // In-order appends in batches of random sizes (the SQLite store merges them into its
+    // rollups instead of recomputing), some ending and starting inside one bucket.
+    const inOrder: Array<{ time: number; value: number }> = []
+    let at = t0
+    for (let b = 0; b < 8; b++) {
+      const batch: Observation[] = []
+      for (let i = Math.floor(rnd() * 1500); i >= 0; i--) {
+        at += 1_000_000 + Math.floor(rnd() * 90) * 1_000_000
+        const value = Math.floor((rnd() - 0.5) * 8192) / 8
+        batch.push(obs(2, at, value))
+        inOrder.push({ time: at, value })
+      }
+      await store.append(batch)
+    }
+    for (const iv of [MIN, 15 * MIN, HOUR, 24 * HOUR]) {
+      for (const agg of AGGREGATES) {
+        const got = await store.sample(2, { interval: iv, aggregate: agg })
+        const want = expectedAggregates(inOrder, (x) => Math.floor(x / iv) * iv, agg)
+        if (JSON.stringify(got) !== JSON.stringify(want) && bad++ < 3) t.same(got, want, `in-order batches: ${agg} by ${iv} µs`)
+      }
+    }
+    t.equal(bad, 0, 'every case identical to the raw fold')
+  })
+
+  withStore('calendar days in Europe/Berlin: 23 and 25 hours at the DST switches, weeks from Monday', async (t, store) => {
+    const zone = 'Europe/Berlin'
+    const hourly: Observation[] = []
+    // 2024-03-30 00:00 local (23:00Z on the 29th) to 2024-04-01: one observation per UTC hour.
+    const from = Date.UTC(2024, 2, 29, 23) * 1000
+    for (let h = 0; h < 72; h++) hourly.push(obs(1, from + h * HOUR, 1))
+    const octFrom = Date.UTC(2024, 9, 25, 22) * 1000 // 2024-10-26 00:00 CEST
+    for (let h = 0; h < 72; h++) hourly.push(obs(1, octFrom + h * HOUR, 1))
+    await store.append(hourly)
+    const local = (iso: string) => DateTime.fromISO(iso, { zone }).toMillis() * 1000
+    const days = await store.sample(1, { start: from, end: from + 72 * HOUR, interval: { unit: 'day', zone }, aggregate: 'count' })
+    t.same(days, [
+      { time: local('2024-03-30T00:00'), mean: 24 },
+      { time: local('2024-03-31T00:00'), mean: 23 },
+      { time: local('2024-04-01T00:00'), mean: 24 },
+      { time: local('2024-04-02T00:00'), mean: 1 },
+    ], 'March 31 has 23 hours')
+    const oct = await store.sample(1, { start: octFrom, end: octFrom + 72 * HOUR, interval: { unit: 'day', zone }, aggregate: 'count' })
+    t.same(oct.map((p) => [DateTime.fromMillis(p.time / 1000, { zone }).toISO(), p.mean]), [
+      ['2024-10-26T00:00:00.000+02:00', 24],
+      ['2024-10-27T00:00:00.000+02:00', 25],
+      ['2024-10-28T00:00:00.000+01:00', 23],
+    ], 'October 27 has 25 hours (the range ends 23 hours into the 28th)')
+    const weeks = await store.sample(1, { interval: { unit: 'week', zone }, aggregate: 'count' })
+    t.same(weeks.map((p) => DateTime.fromMillis(p.time / 1000, { zone }).toISODate()), ['2024-03-25', '2024-04-01', '2024-10-21', '2024-10-28'], 'weeks start on Monday')
+    t.same(weeks.map((p) => p.mean), [47, 25, 49, 23])
+    const months = await store.sample(1, { interval: { unit: 'month', zone }, aggregate: 'sum' })
+    t.same(months, [
+      { time: local('2024-03-01T00:00'), mean: 47 },
+      { time: local('2024-04-01T00:00'), mean: 25 },
+      { time: local('2024-10-01T00:00'), mean: 72 },
+    ])
   })
 }

@@ -57,6 +57,13 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(6, 'POST', '/v2/auth/token', { who: { bearer: token }, body: {} })
   await ok(7, 'DELETE', '/v2/auth/token', { who: { bearer: token } })
   await bad(7, 'DELETE', '/v2/auth/token', { who: { bearer: token } })
+  // The component library (110-112): global, User scope.
+  await ok(110, 'GET', '/v2/components')
+  await bad(110, 'GET', '/v2/components', { who: null })
+  await ok(111, 'GET', '/v2/component/5/pins')
+  await bad(111, 'GET', '/v2/component/999/pins')
+  await ok(112, 'GET', '/v2/component/5/attributeDefinitions')
+  await bad(112, 'GET', '/v2/component/x/attributeDefinitions')
 
   // Company scope.
   const company = (await ok(10, 'GET', '/v2/company')).body.company.id as number
@@ -190,6 +197,63 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(108, 'GET', `${p}/alert/999999/events`)
   await ok(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
   await bad(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
+
+  // Mapped components (113-124): a heating circuit on the datapoint written above.
+  const cipId = (await ok(117, 'POST', `${p}/componentInProject`, { body: { component_id: 5, display_name: 'HC 1' } })).body.resource.id as number
+  await bad(117, 'POST', `${p}/componentInProject`, { body: { component_id: 999 } })
+  await ok(113, 'GET', `${p}/componentsInProject`)
+  await bad(113, 'GET', `${p}/componentsInProject`, { who: newbie })
+  await ok(114, 'GET', `${p}/componentInProject/${cipId}`)
+  await bad(114, 'GET', `${p}/componentInProject/999999`)
+  await ok(115, 'PUT', `${p}/componentInProject/${cipId}`, { body: { tags: { floor: '1' } } })
+  await bad(115, 'PUT', `${p}/componentInProject/${cipId}`, { body: { display_name: '' } })
+  const pinBody = { componentinproject_id: cipId, pins: [{ pin_alphanumeric_id: 'flow_temp', dataPointID: 'room A temp' }] }
+  await ok(118, 'POST', `${p}/componentInProject/pin/datapoint`, { body: pinBody })
+  await bad(118, 'POST', `${p}/componentInProject/pin/datapoint`, { body: pinBody })
+  await ok(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: pinBody })
+  await bad(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: { ...pinBody, pins: [{ pin_alphanumeric_id: 'co2', dataPointID: 'room A temp' }] } })
+  await ok(124, 'GET', `${p}/componentInProject/${cipId}/suggestions`)
+  await bad(124, 'GET', `${p}/componentInProject/${cipId}/suggestions?limit=0`)
+  const attrBody = { componentinproject_id: cipId, attributes: [{ key: 'design_outdoor_temp', value: '-12' }] }
+  await ok(121, 'POST', `${p}/componentInProject/attribute`, { body: attrBody })
+  await bad(121, 'POST', `${p}/componentInProject/attribute`, { body: attrBody })
+  await ok(122, 'PUT', `${p}/componentInProject/attribute`, { body: attrBody })
+  await bad(122, 'PUT', `${p}/componentInProject/attribute`, { body: { ...attrBody, attributes: [{ key: 'design_outdoor_temp', value: 'cold' }] } })
+  await ok(123, 'DELETE', `${p}/componentInProject/attribute?componentinproject_id=${cipId}&key=design_outdoor_temp`)
+  await bad(123, 'DELETE', `${p}/componentInProject/attribute?componentinproject_id=${cipId}&key=design_outdoor_temp`)
+  await ok(120, 'DELETE', `${p}/componentInProject/pin/datapoint?componentinproject_id=${cipId}&pin_alphanumeric_id=flow_temp`)
+  await bad(120, 'DELETE', `${p}/componentInProject/pin/datapoint?componentinproject_id=${cipId}&pin_alphanumeric_id=flow_temp`)
+  // Analysis (150-161) on the heating circuit above (flow_temp mapped again for the curve).
+  await ok(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: { componentinproject_id: cipId, pins: [{ pin_alphanumeric_id: 'flow_temp', dataPointID: 'room A temp' }, { pin_alphanumeric_id: 'outdoor_temp', dataPointID: 'room A temp' }] } })
+  await ok(150, 'GET', '/v2/analytics/functions?component_alphanumeric_id=heating_circuit')
+  await bad(150, 'GET', '/v2/analytics/functions?component_alphanumeric_id=spaceship')
+  const aq = `project_id=${pid}`
+  const instanceBody = { analysisfunction_id: 2, componentinproject_id: cipId, name: 'Curve', description: 'weekly' }
+  const instanceId = (await ok(151, 'POST', `/v2/analytics/instance?${aq}`, { body: instanceBody })).body.resource.id as number
+  await bad(151, 'POST', `/v2/analytics/instance?${aq}`, { body: instanceBody })
+  await ok(152, 'GET', `/v2/analytics/instance/${instanceId}?${aq}`)
+  await bad(152, 'GET', `/v2/analytics/instance/999999?${aq}`)
+  await ok(153, 'GET', `/v2/analytics/instances?${aq}`)
+  await bad(153, 'GET', '/v2/analytics/instances')
+  const resultId = (await ok(154, 'POST', `/v2/analytics/instance/${instanceId}/run?${aq}&start=2024-01-01T00:00:00Z&end=2024-01-02T00:00:00Z`)).body.resource.result_id as string
+  await bad(154, 'POST', `/v2/analytics/instance/${instanceId}/run?${aq}&start=2024-01-02T00:00:00Z&end=2024-01-01T00:00:00Z`)
+  await ok(155, 'GET', `/v2/analytics/componentsInProject?${aq}`)
+  await bad(155, 'GET', '/v2/analytics/componentsInProject', { who: newbie })
+  await ok(156, 'GET', `/v2/analytics/componentInProject/${cipId}/results?${aq}`)
+  await bad(156, 'GET', `/v2/analytics/componentInProject/999999/results?${aq}`)
+  await ok(157, 'GET', `/v2/analytics/results?${aq}&result_language=de`)
+  await bad(157, 'GET', `/v2/analytics/results?${aq}&result_language=fr`)
+  await ok(158, 'GET', `/v2/analytics/instance/${instanceId}/results?${aq}`)
+  await bad(158, 'GET', `/v2/analytics/instance/999999/results?${aq}`)
+  await ok(159, 'GET', `/v2/analytics/instance/${instanceId}/result/${resultId}?${aq}&result_language=de`)
+  await bad(159, 'GET', `/v2/analytics/instance/${instanceId}/result/no-such-result?${aq}`)
+  await ok(160, 'PUT', `/v2/analytics/instance/${instanceId}?${aq}`, { body: { enabled: false } })
+  await bad(160, 'PUT', `/v2/analytics/instance/${instanceId}?${aq}`, { body: { enabled: 'no' } })
+  await ok(161, 'DELETE', `/v2/analytics/instance/${instanceId}?${aq}`)
+  await bad(161, 'DELETE', `/v2/analytics/instance/${instanceId}?${aq}`)
+  const spareCip = (await ok(117, 'POST', `${p}/componentInProject`, { body: { component_id: 6 } })).body.resource.id as number
+  await ok(116, 'DELETE', `${p}/componentInProject/${spareCip}`)
+  await bad(116, 'DELETE', `${p}/componentInProject/${spareCip}`)
 
   // Setpoints (140-143); a successful write needs the operator's enabling and a writable point.
   const sp = `project_id=${pid}&dataPointID=${encodeURIComponent('room A temp')}`

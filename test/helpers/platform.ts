@@ -1,9 +1,13 @@
 // A platform on an in-memory catalog with one seeded company, and small request helpers.
+// LINTEL_TEST_CATALOG=postgres runs it on a PostgreSQL catalog of its own instead (a test
+// database, test/helpers/postgres.ts): any test built on it then proves the platform there.
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { Test } from 'tap'
 import { buildApp } from '../../api/app.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
+import { PostgresCatalog } from '../../catalog/postgres-catalog.ts'
+import { createTestDatabase } from './postgres.ts'
 import type { TimeseriesStore } from '../../engine/store/port.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { ObservationBus, observedStore } from '../../engine/observation-bus.ts'
@@ -27,7 +31,7 @@ export const basic = (l: Login) => 'Basic ' + Buffer.from(`${l.email}:${l.passwo
 
 /** @param opts.now the clock of the catalog (MQTT account expiry) and of documents (link expiry), ms */
 export async function platform(t: Test, opts: { store?: TimeseriesStore; company?: string; blobs?: BlobStore; now?: () => number } = {}): Promise<Platform> {
-  const catalog = Catalog.open(':memory:', adminEndpoints, { now: opts.now })
+  const { catalog, dropCatalog } = await testCatalog(opts.now)
   const company = opts.company ?? 'Acme'
   const admin = { email: `admin@${company.toLowerCase()}.test`, password: 'admin-pass-1' }
   const { user } = await catalog.createCompanyWithAdmin(company, admin)
@@ -40,7 +44,7 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const blobs = opts.blobs ?? await openFsBlobStore({ dir: t.testdir() + '/files', host: '127.0.0.1', port: 0 })
   const documents = new Documents(catalog.files, blobs, { now: opts.now })
   const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, documents, onProjectDeleting: (id) => runtimes.stopProject(id) })
-  t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); catalog.close(); if (!opts.store) await raw.close(); if (!opts.blobs) await blobs.close() })
+  t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); await catalog.close(); await dropCatalog(); if (!opts.store) await raw.close(); if (!opts.blobs) await blobs.close() })
   const call: Platform['call'] = async (who, method, url, body) => {
     const headers: Record<string, string> = {}
     if (who !== null) headers.authorization = typeof who === 'string' ? `Bearer ${who}` : basic(who)
@@ -50,6 +54,13 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
     return { status: res.statusCode, body: parsed }
   }
   return { app, catalog, vdpRuntime, documents, admin: { ...admin, id: user.id, companyId: user.company_id }, call }
+}
+
+/** The catalog of a test platform: SQLite in memory, or (LINTEL_TEST_CATALOG=postgres) a PostgreSQL test database. */
+export async function testCatalog(now?: () => number): Promise<{ catalog: Catalog; dropCatalog: () => Promise<void> }> {
+  if (process.env.LINTEL_TEST_CATALOG !== 'postgres') return { catalog: Catalog.open(':memory:', adminEndpoints, { now }), dropCatalog: async () => {} }
+  const db = await createTestDatabase()
+  return { catalog: await PostgresCatalog.open(db.url, adminEndpoints, { now }), dropCatalog: db.drop }
 }
 
 /** Creates a user in the admin's company through the API and returns its login. */

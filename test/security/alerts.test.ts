@@ -16,7 +16,7 @@ async function world(t: Test) {
   await p.catalog.datapoints.setTag(ids.get('visible')!, 'room', 'A')
   await p.catalog.datapoints.setTag(ids.get('hidden')!, 'room', 'B')
   const mk = async (who: Login, dataPointID: string, projectId = pid) => p.call(who, 'POST', `/v2/alert/threshold?project_id=${projectId}`, {
-    name: `on ${dataPointID}`, dataPointID, thresholds: { crit: { upper: 1 } }, notification: { webhook: { url: 'http://127.0.0.1:9/x', secret: SECRET } },
+    name: `on ${dataPointID}`, dataPointID, thresholds: { crit: { upper: 1 } }, notification: { webhook: { url: 'https://hooks.example.com/x', secret: SECRET } },
   })
   const hidden = (await mk(p.admin, 'hidden')).body.resource.id as number
   const visible = (await mk(p.admin, 'visible')).body.resource.id as number
@@ -90,4 +90,23 @@ t.test('another company: nothing of project P is reachable, not even through its
   for (const r of await attackAll(w.p, beta, own.id, w.visible)) t.equal(r.status, 404, `endpoint ${r.no} via its own project`)
   t.same((await w.p.call(beta, 'GET', `/v2/project/${own.id}/alerts`)).body.items, [])
   t.match(await w.p.catalog.alerts.find(w.visible), { status_code: 200 }, 'untouched')
+})
+
+t.test('webhook URLs: internal addresses are refused at creation unless the operator allows them', async (t) => {
+  const w = await world(t)
+  const mkUrl = (url: string) => w.p.call(w.p.admin, 'POST', `/v2/alert/threshold?project_id=${w.pid}`, {
+    name: url, dataPointID: 'visible', thresholds: { crit: { upper: 1 } }, notification: { webhook: { url, secret: SECRET } },
+  })
+  const cases: [string, string][] = [
+    ['http://127.0.0.1:8080/x', '127.0.0.1'], ['http://localhost/x', '127.0.0.1'], ['http://[::1]:80/x', '::1'],
+    ['http://169.254.169.254/latest/meta-data', '169.254.169.254'], ['http://10.1.2.3/x', '10.1.2.3'],
+    ['http://192.168.0.10/x', '192.168.0.10'], ['http://[::ffff:127.0.0.1]/x', '::ffff:7f00:1'], ['http://0.0.0.0/x', '0.0.0.0'],
+  ]
+  for (const [url, address] of cases) {
+    const res = await mkUrl(url)
+    t.equal(res.status, 400, url)
+    t.match(res.body.error, `is the internal address ${address} (loopback, private, link-local or reserved); the operator can allow it with LINTEL_WEBHOOK_ALLOW`, url)
+  }
+  t.equal((await w.p.call(w.p.admin, 'GET', `/v2/project/${w.pid}/alerts`)).body.meta.total_items, 2, 'none was created')
+  t.equal((await mkUrl('https://hooks.example.com/lintel')).status, 201, 'a public host name is accepted (its address is checked when connecting)')
 })

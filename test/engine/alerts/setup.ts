@@ -5,10 +5,14 @@ import { adminEndpoints } from '../../../api/registry.ts'
 import { Catalog } from '../../../catalog/index.ts'
 import { openAlerts } from '../../../engine/alerts/index.ts'
 import { ALERT_LIFECYCLE } from '../../../engine/alerts/lifecycle.ts'
+import { WebhookAddressPolicy } from '../../../engine/notify/address-policy.ts'
 import { ObservationBus, observedStore } from '../../../engine/observation-bus.ts'
 import type { TimeseriesStore } from '../../../engine/store/port.ts'
 import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
 import { ManualClock } from './manual-clock.ts'
+
+/** The tests' receivers listen on loopback, which the default policy refuses. */
+export const LOOPBACK_RECEIVERS = new WebhookAddressPolicy(['127.0.0.1'])
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} }
 
@@ -18,7 +22,7 @@ export async function alertSetup(t: Test, opts: { dir?: string; catalogDir?: str
   const bus = new ObservationBus()
   const store = observedStore(raw, bus)
   const clock = opts.clock ?? new ManualClock()
-  const alerts = openAlerts({ catalog, store: raw, bus, log: quietLog, clock })
+  const alerts = openAlerts({ catalog, store: raw, bus, log: quietLog, clock, webhookPolicy: LOOPBACK_RECEIVERS })
   let closed = false
   const close = async () => {
     if (closed) return

@@ -9,10 +9,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import { parseThresholds } from '../../../engine/alerts/config.ts'
 import { logAdapter } from '../../../engine/notify/log.ts'
 import { Notifier } from '../../../engine/notify/outbox.ts'
+import { WebhookAddressPolicy } from '../../../engine/notify/address-policy.ts'
 import { webhookAdapter } from '../../../engine/notify/webhook.ts'
 import { waitFor } from '../../helpers/wait.ts'
 import { ManualClock } from '../alerts/manual-clock.ts'
-import { addAlert, alertSetup, quietLog, seedProject } from '../alerts/setup.ts'
+import { addAlert, alertSetup, LOOPBACK_RECEIVERS, quietLog, seedProject } from '../alerts/setup.ts'
 
 const SECRET = 'receiver-shared-secret'
 const S = 1_000_000
@@ -108,7 +109,7 @@ t.test('the bound: the oldest are dropped, counted and logged; the log adapter; 
   const log = { info: (obj: object) => { infos.push(obj) }, warn: (obj: object, msg: string) => { warnings.push({ obj, msg }) } }
   const target = { webhook: { url, secret: SECRET }, log: true }
   const clock = new ManualClock()
-  const notifier = new Notifier({ store: s.catalog.alerts, adapters: { webhook: webhookAdapter(), log: logAdapter(log) }, targetOf: async () => target, clock, log, maxEntries: 3 })
+  const notifier = new Notifier({ store: s.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: LOOPBACK_RECEIVERS }), log: logAdapter(log) }, targetOf: async () => target, clock, log, maxEntries: 3 })
   const payload = (n: number) => JSON.stringify({ type: 'alert.raise', n })
   const entries = await s.catalog.alerts.outboxAdd([1, 2, 3, 4, 5].map((n) => ({ alert_id: a.id, channel: 'webhook', payload: payload(n) })))
   await notifier.enqueue(entries.map((e) => ({ id: e.id, alertId: a.id, channel: 'webhook', payload: e.payload })))
@@ -121,7 +122,7 @@ t.test('the bound: the oldest are dropped, counted and logged; the log adapter; 
 
   // A new run finds the three left in the outbox and delivers them once the receiver is up.
   await r.up()
-  const next = new Notifier({ store: s.catalog.alerts, adapters: { webhook: webhookAdapter(), log: logAdapter(log) }, targetOf: async () => target, clock, log })
+  const next = new Notifier({ store: s.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: LOOPBACK_RECEIVERS }), log: logAdapter(log) }, targetOf: async () => target, clock, log })
   await next.start()
   await waitFor(() => r.got.length === 3, { what: 'the three kept notifications' })
   t.same(r.got.map((g) => g.body.n), [3, 4, 5], 'the newest three, in order')
@@ -140,4 +141,19 @@ t.test('notifications of a deleted alert are not deliverable: counted and logged
   await n.enqueue([{ id: 1, alertId: 99, channel: 'webhook', payload: '{}' }])
   t.match(n.metrics(), { undeliverable: 1, pending: 0 })
   t.match(warnings, [/not deliverable/])
+})
+
+t.test('a host name that resolves to an internal address is refused when connecting, before any request', async (t) => {
+  const r = await receiver(t)
+  const url = r.url().replace('127.0.0.1', 'localhost')
+  const d = { id: 1, alertId: 1, channel: 'webhook', payload: JSON.stringify({ type: 'alert.raise' }) }
+  const guarded = webhookAdapter()
+  t.teardown(() => guarded.close?.())
+  await t.rejects(guarded.deliver(d, { webhook: { url, secret: SECRET } }), /webhook host localhost is the internal address (127\.0\.0\.1|::1)/)
+  await t.rejects(guarded.deliver(d, { webhook: { url: r.url(), secret: SECRET } }), /webhook host 127\.0\.0\.1 is the internal address 127\.0\.0\.1/)
+  t.equal(r.got.length, 0, 'the receiver got nothing')
+  const allowed = webhookAdapter({ policy: new WebhookAddressPolicy(['localhost']) })
+  t.teardown(() => allowed.close?.())
+  await allowed.deliver(d, { webhook: { url, secret: SECRET } })
+  t.equal(r.got.length, 1, 'allowed by name: delivered')
 })

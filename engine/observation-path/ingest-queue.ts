@@ -4,7 +4,7 @@
 // QoS 1 PUBACK is never sent for data that could still be lost. When `maxPending`
 // observations wait, enqueue() waits for room: the publisher's socket is not read meanwhile
 // (back-pressure), rather than anything being dropped.
-import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+import type { Observation, TimeseriesStore } from '../store/port.ts'
 
 interface Pending { obs: readonly Observation[]; resolve: () => void; reject: (e: Error) => void }
 

@@ -4,7 +4,7 @@
 // rejects every enqueue of its group.
 import t from 'tap'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
-import { IngestQueue } from '../../ingest/ingest-queue.ts'
+import { IngestQueue } from '../../engine/observation-path/ingest-queue.ts'
 
 t.test('durable when resolved, grouped, bounded', async (t) => {
   const store = await openSqliteStore({ dir: t.testdir() })

@@ -1,0 +1,177 @@
+// Rollups of the SQLite store (issue 14 item 3): per series and fixed, epoch-aligned bucket
+// (1 minute, 15 minutes, 1 hour, 1 day) the count, sum, min, max, first and last value.
+// Maintained by the writer worker inside the same transaction as the raw rows (storage-first:
+// a committed observation is in its rollups too), so readers never see them disagree.
+//
+// Maintenance recomputes, never increments: INSERT OR REPLACE may overwrite an existing
+// (series, time) with another value, and a replaced minimum cannot be taken back out of a
+// running min. After a batch, each touched 1-minute bucket is recomputed from its raw rows,
+// then each touched 15-minute bucket from its 1-minute rows, the hour from the 15-minute
+// rows, the day from the hours. Late data, overwrites and out-of-order batches take the same
+// path. Per level and series, consecutive touched buckets are read with one range statement.
+import type BetterSqlite3 from 'better-sqlite3'
+
+const MIN = 60_000_000
+/** Rollup levels in µs, ascending; each divides the next. */
+export const ROLLUP_LEVELS: readonly number[] = [MIN, 15 * MIN, 60 * MIN, 1440 * MIN]
+
+export const ROLLUP_SCHEMA = `
+CREATE TABLE IF NOT EXISTS rollup (
+  series INTEGER NOT NULL,
+  level  INTEGER NOT NULL,
+  bucket INTEGER NOT NULL,
+  count  INTEGER NOT NULL,
+  sum    REAL,
+  min    REAL NOT NULL,
+  max    REAL NOT NULL,
+  first  REAL NOT NULL,
+  last   REAL NOT NULL,
+  PRIMARY KEY (series, level, bucket)
+) STRICT, WITHOUT ROWID;
+`
+// sum is NULL when it is NaN (+Inf plus -Inf): SQLite has no NaN.
+
+type DB = BetterSqlite3.Database
+
+function floorTo(t: number, l: number): number {
+  let k = Math.floor(t / l)
+  if (k * l > t) k--
+  else if ((k + 1) * l <= t) k++
+  return k * l
+}
+
+interface Acc { n: number; sum: number; min: number; max: number; first: number; last: number }
+
+export class RollupMaintainer {
+  private readonly raw: BetterSqlite3.Statement
+  private readonly lower: BetterSqlite3.Statement
+  private readonly put: BetterSqlite3.Statement
+  private readonly drop: BetterSqlite3.Statement
+  private readonly one: BetterSqlite3.Statement
+  private readonly lastTime: BetterSqlite3.Statement
+
+  constructor (db: DB) {
+    db.exec(ROLLUP_SCHEMA)
+    this.raw = db.prepare('SELECT time, value FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time').raw()
+    this.lower = db.prepare('SELECT bucket, count, sum, min, max, first, last FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket').raw()
+    this.put = db.prepare('INSERT OR REPLACE INTO rollup (series, level, bucket, count, sum, min, max, first, last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    this.drop = db.prepare('DELETE FROM rollup WHERE series = ?')
+    this.one = db.prepare('SELECT count, sum, min, max, first, last FROM rollup WHERE series = ? AND level = ? AND bucket = ?').raw()
+    this.lastTime = db.prepare('SELECT time FROM obs WHERE series = ? ORDER BY time DESC LIMIT 1').pluck()
+  }
+
+  /** The series' latest stored time; taken before a batch is inserted to choose the path. */
+  latest(series: number): number | undefined {
+    return this.lastTime.get(series) as number | undefined
+  }
+
+  /**
+   * After inserting rows of `series` (times/values in arrival order): when all of them lie
+   * after `before` (the latest time stored until then; the usual in-order ingest), each
+   * touched rollup row is merged with the new rows' aggregates (no read-back of raw rows);
+   * otherwise (late data, overwrites) the touched buckets are recomputed.
+   */
+  apply(series: number, before: number | undefined, times: number[], values: number[]): void {
+    let min = Infinity
+    for (const t of times) if (t < min) min = t
+    if (before !== undefined && min <= before) { this.update(series, times); return }
+    // In time order, the last of equal times winning (as INSERT OR REPLACE did).
+    const order = times.map((_, i) => i).sort((a, b) => (times[a] - times[b]) || (a - b))
+    const rows: Array<[number, number]> = []
+    for (const i of order) {
+      if (rows.length > 0 && rows[rows.length - 1][0] === times[i]) rows[rows.length - 1][1] = values[i]
+      else rows.push([times[i], values[i]])
+    }
+    for (const level of ROLLUP_LEVELS) {
+      let i = 0
+      while (i < rows.length) {
+        const b = floorTo(rows[i][0], level)
+        const acc: Acc = { n: 0, sum: 0, min: Infinity, max: -Infinity, first: rows[i][1], last: rows[i][1] }
+        for (; i < rows.length && rows[i][0] < b + level; i++) {
+          const v = rows[i][1]
+          acc.n++
+          acc.sum += v
+          if (v < acc.min) acc.min = v
+          if (v > acc.max) acc.max = v
+          acc.last = v
+        }
+        const old = this.one.get(series, level, b) as [number, number | null, number, number, number, number] | undefined
+        if (old) {
+          acc.n += old[0]
+          acc.sum = (old[1] ?? NaN) + acc.sum
+          if (old[2] < acc.min) acc.min = old[2]
+          if (old[3] > acc.max) acc.max = old[3]
+          acc.first = old[4]
+        }
+        this.put.run(series, level, b, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last)
+      }
+    }
+  }
+
+  deleteSeries(series: number): void {
+    this.drop.run(series)
+  }
+
+  /** Recomputes every rollup touched by rows of `series` at `times` (any order, duplicates fine). */
+  update(series: number, times: ArrayLike<number>): void {
+    let touched = new Set<number>()
+    for (let i = 0; i < times.length; i++) touched.add(floorTo(times[i], ROLLUP_LEVELS[0]))
+    for (let li = 0; li < ROLLUP_LEVELS.length; li++) {
+      const buckets = [...touched].sort((a, b) => a - b)
+      this.recompute(series, li, buckets)
+      if (li + 1 < ROLLUP_LEVELS.length) {
+        const up = ROLLUP_LEVELS[li + 1]
+        touched = new Set(buckets.map((b) => floorTo(b, up)))
+      }
+    }
+  }
+
+  /** Recomputes level `li` buckets (sorted) from the level below (raw rows for level 0). */
+  private recompute(series: number, li: number, buckets: number[]): void {
+    const level = ROLLUP_LEVELS[li]
+    let i = 0
+    while (i < buckets.length) {
+      // A run of consecutive buckets: one range read.
+      let j = i + 1
+      while (j < buckets.length && buckets[j] === buckets[j - 1] + level) j++
+      const from = buckets[i]
+      const to = buckets[j - 1] + level
+      const rows = (li === 0
+        ? this.raw.all(series, from, to)
+        : this.lower.all(series, ROLLUP_LEVELS[li - 1], from, to)) as number[][]
+      let cur = NaN
+      let acc: Acc | undefined
+      const emit = () => { if (acc) this.put.run(series, level, cur, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last) }
+      for (const r of rows) {
+        const b = floorTo(r[0], level)
+        // Raw rows are [time, value]; lower rollups [bucket, count, sum, min, max, first, last].
+        const n = li === 0 ? 1 : r[1]
+        const sum = li === 0 ? r[1] : (r[2] ?? NaN)
+        const min = li === 0 ? r[1] : r[3]
+        const max = li === 0 ? r[1] : r[4]
+        const first = li === 0 ? r[1] : r[5]
+        const last = li === 0 ? r[1] : r[6]
+        if (b !== cur || !acc) {
+          emit()
+          cur = b
+          acc = { n, sum, min, max, first, last }
+        } else {
+          acc.n += n
+          acc.sum += sum
+          if (min < acc.min) acc.min = min
+          if (max > acc.max) acc.max = max
+          acc.last = last
+        }
+      }
+      emit()
+      i = j
+    }
+  }
+
+  /** Builds the rollups of data written before they existed (schema upgrade). */
+  rebuildAll(db: DB): void {
+    const ids = db.prepare('SELECT DISTINCT series FROM obs').pluck().all() as number[]
+    const times = db.prepare('SELECT time FROM obs WHERE series = ?').pluck()
+    for (const s of ids) this.update(s, times.all(s) as number[])
+  }
+}

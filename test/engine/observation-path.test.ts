@@ -1,0 +1,62 @@
+// The observation paths of both modes (engine/observation-path/): what reaches the bus is
+// always stored first. The scaled path runs here on the in-memory log (the log port's test
+// double) and the SQLite store: the same code the worker runs on Kafka and QuestDB.
+import t from 'tap'
+import { openMemoryLog } from '../../engine/log/memory-log.ts'
+import { openEmbeddedPath } from '../../engine/observation-path/embedded.ts'
+import { openScaledPath } from '../../engine/observation-path/scaled.ts'
+import type { TimeseriesStore } from '../../engine/store/port.ts'
+import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
+import { waitFor } from '../helpers/wait.ts'
+
+/** Records, for each observation the bus carries, whether the store already held it. */
+function watch(path: { bus: { series(s: number): { subscribe(f: (o: { time: number; value: number }) => void): unknown } } }, store: TimeseriesStore, series: number) {
+  const seen: { time: number; value: number; stored: boolean }[] = []
+  const checks: Promise<void>[] = []
+  path.bus.series(series).subscribe((o) => {
+    checks.push(store.read(series, { start: o.time, end: o.time + 1 }).then((p) => { seen.push({ ...o, stored: p.length === 1 }) }))
+  })
+  return { seen, settled: () => Promise.all(checks) }
+}
+
+t.test('embedded: ingest resolves once stored; the bus carries outputs and ingest, stored first', async (t) => {
+  const raw = await openSqliteStore({ dir: t.testdir() })
+  const path = openEmbeddedPath({ store: raw })
+  t.teardown(() => path.close())
+  const w = watch(path, raw, 1)
+  await path.startWorker()
+  await path.ingest(7, [{ series: 1, time: 10, value: 1 }])
+  t.same(await raw.read(1, {}), [{ time: 10, value: 1 }], 'stored when ingest resolves')
+  await path.outputs(7, [{ series: 1, time: 20, value: 2 }])
+  await w.settled()
+  t.same(w.seen, [{ time: 10, value: 1, stored: true }, { time: 20, value: 2, stored: true }])
+  await path.drained()
+  t.equal(path.metrics().pending, 0)
+})
+
+t.test('scaled: the store group writes the store, then feeds the bus; a failed write is retried', async (t) => {
+  const raw = await openSqliteStore({ dir: t.testdir() })
+  let failNext = 1
+  const store: TimeseriesStore = Object.assign(Object.create(raw) as TimeseriesStore, {
+    append: async (batch: Parameters<TimeseriesStore['append']>[0]) => {
+      if (failNext > 0) { failNext--; throw new Error('store down') }
+      await raw.append(batch)
+    },
+  })
+  const errors: string[] = []
+  const log = openMemoryLog({ partitions: 2 })
+  const path = openScaledPath({ store, log, consume: { retryDelayMs: 10, onError: (err) => errors.push(err.message) } })
+  t.teardown(() => path.close())
+  const w = watch(path, raw, 1)
+  await path.ingest(3, [{ series: 1, time: 10, value: 1 }])
+  t.same(await raw.read(1, {}), [], 'ingest resolves once the log has it; nothing is stored before a worker runs')
+  await path.startWorker()
+  await path.outputs(3, [{ series: 1, time: 20, value: 2 }])
+  await waitFor(() => w.seen.length === 2, { what: 'both observations on the bus' })
+  await w.settled()
+  t.same(w.seen, [{ time: 10, value: 1, stored: true }, { time: 20, value: 2, stored: true }], 'stored before the bus carried them')
+  t.same(errors, ['store down'], 'the failed write was reported and retried')
+  await path.ingest(3, [{ series: 1, time: 10, value: 5 }])
+  await waitFor(() => w.seen.length === 3, { what: 'the replayed observation' })
+  t.same(await raw.read(1, {}), [{ time: 10, value: 5 }, { time: 20, value: 2 }], 'the same (series, time) replaces, never doubles')
+})

@@ -51,6 +51,8 @@ export interface Config {
   uploadLimit: number
   /** Whether new projects may use virtual datapoints. */
   vdpDefaultEnabled: boolean
+  /** How far behind its pin's newest observation a late or corrected input still recomputes a virtual datapoint, seconds (0: never). */
+  vdpLatenessSeconds: number
   /** Internal hosts, addresses or CIDR ranges alert webhooks may reach (LINTEL_WEBHOOK_ALLOW); none by default. */
   webhookAllow: string[]
   mqtt: {
@@ -106,6 +108,7 @@ export function loadConfig(env: Source = process.env): Config {
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     vdpDefaultEnabled: true,
+    vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',

@@ -150,7 +150,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // The worker runs the projects of its share of the path (scaled: its log partitions).
   const owns = (projectId: number) => path.owns(projectId)
   const vdpRuntime = roles.has('worker')
-    ? new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }), owns })
+    ? new VdpRuntime({ catalog, store: path.reads, ingest: path.outputs, bus, log: logger.child({ component: 'vdp' }), owns, latenessUs: config.vdpLatenessSeconds * 1_000_000 })
     : undefined
 
   // Every runtime that works for a project stops it before the project is deleted (item 7 of

@@ -24,6 +24,7 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   52: [503],
   60: [409], // username taken
   70: [409], 71: [409], 73: [409], // already exists; the state does not allow the move
+  76: [409], // a replay of another range is under way
   // documents (company 80-85, project 90-95): unknown file, quota, a link the storage refuses
   80: [404], 81: [404], 82: [404], 83: [404], 84: [404], 85: [404],
   // alerts (100-108): unknown alert or datapoint; enable/disable twice; PUT always refuses

@@ -72,6 +72,7 @@ export const endpoints: readonly Endpoint[] = [
   e(73, 'DELETE', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Delete a stopped virtual datapoint'),
   e(74, 'GET', '/v2/project/{project_id}/virtual_datapoint', 'Project', 'Read a virtual datapoint with its log'),
   e(75, 'GET', '/v2/project/{project_id}/virtual_datapoints', 'Project', 'List virtual datapoints: search, filter by status_code, pages'),
+  e(76, 'POST', '/v2/project/{project_id}/virtual_datapoint/replay', 'Project', 'Recompute a virtual datapoint over a time range from its stored inputs, replacing its outputs there'),
 
   // Documents (spec 1 "Documents"): the company space, then the same six for a project space.
   e(80, 'GET', '/v2/company/quota', 'Company', 'Quota of the company file space: limits, use, what is available'),

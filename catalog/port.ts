@@ -106,6 +106,8 @@ export interface DatapointsPort {
   defaultQuota(): Promise<number>
   setDefaultQuota(max: number): Promise<void>
   find(projectId: number, dataPointID: string): Promise<Datapoint | undefined>
+  /** `find` for many identifiers at once (ingest checks a request's datapoints this way); unknown ones are absent. */
+  findMany(projectId: number, dataPointIDs: readonly string[]): Promise<Map<string, Datapoint>>
   get(projectId: number, dataPointID: string): Promise<Datapoint>
   countOf(projectId: number): Promise<number>
   slice(projectId: number, at: { offset: number } | { afterId: number }, limit: number): Promise<Datapoint[]>

@@ -2,34 +2,34 @@
 // every batch is published *after* the store made it durable, so whatever reacts to it
 // (virtual datapoints) only ever sees stored data. Subscribers ask for one series; the bus
 // walks each batch once and hands observations to the series' subscribers only.
-import { Observable, Subject } from 'rxjs'
+import { Observable, type Subscriber } from 'rxjs'
 import type { Observation, TimeseriesStore } from './store/port.ts'
 
 export interface SeriesObservation { time: number; value: number }
 
 export class ObservationBus {
-  private readonly bySeries = new Map<number, Set<Subject<SeriesObservation>>>()
+  // Subscribers themselves, not a Subject each: publish runs once per stored observation.
+  private readonly bySeries = new Map<number, Set<Subscriber<SeriesObservation>>>()
 
   publish(batch: readonly Observation[]): void {
     if (this.bySeries.size === 0) return
     for (const o of batch) {
       const subs = this.bySeries.get(o.series)
-      if (subs) for (const s of subs) s.next({ time: o.time, value: o.value })
+      if (!subs) continue
+      const obs = { time: o.time, value: o.value } // shared by the subscribers: nobody changes an observation
+      for (const s of subs) s.next(obs)
     }
   }
 
   /** Observations of one series as they are stored, from now on. */
   series(series: number): Observable<SeriesObservation> {
     return new Observable<SeriesObservation>((subscriber) => {
-      const subject = new Subject<SeriesObservation>()
-      const sub = subject.subscribe(subscriber)
       let set = this.bySeries.get(series)
       if (!set) this.bySeries.set(series, set = new Set())
-      set.add(subject)
+      set.add(subscriber)
       return () => {
-        sub.unsubscribe()
-        set!.delete(subject)
-        if (set!.size === 0) this.bySeries.delete(series)
+        set!.delete(subscriber)
+        if (set!.size === 0 && this.bySeries.get(series) === set) this.bySeries.delete(series)
       }
     })
   }
@@ -47,6 +47,7 @@ export function observedStore(store: TimeseriesStore, bus: ObservationBus): Time
     count: (s, a, b) => store.count(s, a, b),
     listSeries: () => store.listSeries(),
     deleteSeries: (s) => store.deleteSeries(s),
+    replaceRange: (s, a, b, p) => store.replaceRange(s, a, b, p),
     close: () => store.close(),
   }
 }

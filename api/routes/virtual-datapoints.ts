@@ -7,11 +7,22 @@
 // delete, read one) masks a pin whose input datapoint the caller cannot read through the
 // answering endpoint: the pin keeps its window settings, its `dataPointID` becomes null and
 // `masked: true` is added. The list shows no pins, only outputs the caller can read.
+//
+// Replay (76, issue 14 item 2): recomputes a virtual datapoint over [start, end) from its stored
+// inputs with the live pipeline (engine/vdp/range-replay.ts) and replaces its outputs there.
+// The caller must read the output (else 404, as every endpoint here), write it and read every
+// input (else 403). One replay per virtual datapoint at a time. The answer waits up to `wait`
+// seconds (default 10): 200 with status `done` and the counts, or 202 with status `running` and
+// the inputs replayed so far while it goes on. Repeating the same request polls it: 202 while
+// it runs, then once 200 with the result (or `failed` and the error); a request for another
+// range while one runs is refused (409).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { Datapoint } from '../../catalog/types.ts'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { ReplayRefused } from '../../engine/vdp/range-replay.ts'
+import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import { parseVdpConfig, VdpConfigError } from '../../engine/vdp/config.ts'
 import { VDP_LIFECYCLE } from '../../engine/vdp/lifecycle.ts'
@@ -31,6 +42,14 @@ const Vdp = Type.Object({
 const Ident = Type.String({ minLength: 1, maxLength: 1000 })
 const ByIdQuery = Type.Object({ dataPointID: Ident }, { additionalProperties: false })
 const statusText = (code: number) => VDP_LIFECYCLE.text(code)
+const ReplayAnswer = Type.Object({
+  dataPointID: Type.String(), start: Type.String(), end: Type.String(),
+  status: Type.Union([Type.Literal('running'), Type.Literal('done'), Type.Literal('failed')]),
+  inputs: Type.Integer({ description: 'input observations of the range replayed (so far)' }),
+  outputs: Type.Optional(Type.Integer({ description: 'outputs in the range after the replay' })),
+  error: Type.Optional(Type.String()),
+})
+interface ReplayJob { start: number; end: number; inputs: number; outputs?: number; error?: string; refused?: ReplayRefused; done: Promise<void>; finished: boolean }
 
 export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
@@ -49,6 +68,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     }
   }
   const who = (req: FastifyRequest) => req.caller.user.email
+  const replays = new Map<number, ReplayJob>() // by virtual datapoint id
   /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
   const readable = async (req: FastifyRequest, no: number, dataPointID: string): Promise<VdpRecord> => {
     const v = await vdps.find(req.project.id, dataPointID)
@@ -191,6 +211,71 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       }
       const items = all.slice((page - 1) * perPage, page * perPage).map((v) => ({ dataPointID: v.dataPointID, status: statusText(v.status_code) }))
       return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
+    },
+  })
+
+  app.route({
+    ...at(76),
+    schema: {
+      params: ProjectParams,
+      body: Type.Object({
+        dataPointID: Ident,
+        start: Type.String({ maxLength: 64, description: 'RFC 3339, inclusive' }),
+        end: Type.String({ maxLength: 64, description: 'RFC 3339, exclusive' }),
+        wait: Type.Optional(Type.Number({ minimum: 0, maximum: 60, description: 'seconds to wait for the result (default 10)' })),
+      }, { additionalProperties: false }),
+      response: { 200: ReplayAnswer, 202: ReplayAnswer },
+    },
+    handler: async (req, reply) => {
+      const pid = req.project.id
+      const { dataPointID, wait = 10 } = req.body
+      const start = parseTimestamp(req.body.start)
+      const end = parseTimestamp(req.body.end)
+      if (start === undefined) throw new InvalidInputError(`Invalid start '${req.body.start}': expected an RFC 3339 timestamp`)
+      if (end === undefined) throw new InvalidInputError(`Invalid end '${req.body.end}': expected an RFC 3339 timestamp`)
+      if (start >= end) throw new InvalidInputError('start must be before end')
+      const v = await readable(req, 76, dataPointID)
+      const filter = req.permissions.datapointFilter(76, pid)
+      if (!canAccessDatapoint(filter, await known(pid, dataPointID), 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
+      for (const id of pinIds(v.pins)) {
+        if (!canAccessDatapoint(filter, await known(pid, id), 'read')) throw new ForbiddenError(`No read access to the input datapoint '${id}'`)
+      }
+      if (!runner.replay) throw new ConflictError('Replay runs where virtual datapoints run: this process has no worker role')
+      const answer = (job: ReplayJob) => ({
+        dataPointID, start: formatTimestamp(job.start), end: formatTimestamp(job.end), status: job.error !== undefined ? 'failed' as const : job.finished ? 'done' as const : 'running' as const,
+        inputs: job.inputs, ...(job.outputs !== undefined ? { outputs: job.outputs } : {}), ...(job.error !== undefined ? { error: job.error } : {}),
+      })
+      let job = replays.get(v.id)
+      if (job && (job.start !== start || job.end !== end)) {
+        if (!job.finished) throw new ConflictError(`A replay of '${dataPointID}' is under way (${formatTimestamp(job.start)} to ${formatTimestamp(job.end)})`)
+        replays.delete(v.id) // an uncollected result of another range
+        job = undefined
+      }
+      if (!job) {
+        const fresh: ReplayJob = { start, end, inputs: 0, finished: false, done: Promise.resolve() }
+        fresh.done = runner.replay(v, start, end, (n) => { fresh.inputs = n }).then(
+          (r) => { fresh.inputs = r.inputs; fresh.outputs = r.outputs },
+          (err: Error) => {
+            if (err instanceof ReplayRefused) fresh.refused = err
+            fresh.error = `replay failed: ${err.message}`
+          },
+        ).finally(() => {
+          fresh.finished = true
+          setTimeout(() => { if (replays.get(v.id) === fresh) replays.delete(v.id) }, 3_600_000).unref() // uncollected results go after an hour
+        })
+        replays.set(v.id, job = fresh)
+      }
+      const current = job
+      if (!current.finished && wait > 0) {
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([current.done, new Promise<void>((resolve) => { timer = setTimeout(resolve, wait * 1000) })])
+        clearTimeout(timer)
+      }
+      if (!current.finished) return reply.code(202).send(answer(current))
+      replays.delete(v.id) // collected
+      if (current.refused?.kind === 'busy') throw new ConflictError(`A replay of '${dataPointID}' is under way`)
+      if (current.refused) throw new InvalidInputError(`Virtual datapoint '${dataPointID}' cannot be replayed: ${current.refused.message}`)
+      return answer(current)
     },
   })
 }

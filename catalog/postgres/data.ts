@@ -19,6 +19,7 @@ import type {
   AlertsPort, DatapointsPort, EntityTagsPort, ExchangeRatesPort, FilesPort, SeriesTagsPort, SetpointsPort, VirtualDatapointsPort,
 } from '../port.ts'
 import type { TagLimits } from '../series-tags.ts'
+import type { Datapoint } from '../types.ts'
 import { DEFAULT_MAX_PRIORITY, toOperation, type SetpointOperation, type SetpointRow, type WriteBounds } from '../setpoints.ts'
 import { nowNs, toVdp, vdpExists, type VdpRow } from '../virtual-datapoints.ts'
 import { conflictsAs, type Sql } from './sql.ts'
@@ -80,6 +81,20 @@ export function datapoints(sql: Sql): DatapointsPort {
       await sql.run("UPDATE catalog_settings SET value = ? WHERE key = 'max_datapoints_per_project'", max)
     },
     find,
+    findMany: async (projectId, dataPointIDs) => {
+      const out = new Map<string, Datapoint>()
+      if (dataPointIDs.length === 0) return out
+      const rows = await sql.rows<DatapointRow>(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id = ANY(?::text[])`, projectId, [...dataPointIDs])
+      const byId = new Map<number, Datapoint>()
+      for (const row of rows) {
+        const dp = { ...row, tags: {} as Record<string, string> }
+        byId.set(row.id, dp)
+        out.set(row.dataPointID, dp)
+      }
+      if (byId.size === 0) return out
+      for (const t of await sql.rows<TagOfRow>('SELECT datapoint, key, value FROM tags WHERE datapoint = ANY(?::bigint[])', [...byId.keys()])) byId.get(Number(t.datapoint))!.tags[t.key] = t.value
+      return out
+    },
     get: async (projectId, dataPointID) => (await find(projectId, dataPointID)) ?? Promise.reject(new NotFoundError(`Datapoint '${dataPointID}' not found in project ${projectId}`)),
     countOf: async (projectId) => (await sql.value<number>('SELECT datapoints FROM project_limits WHERE project_id = ?', projectId)) ?? 0,
     slice: async (projectId, at, limit) => {

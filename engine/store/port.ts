@@ -63,5 +63,11 @@ export interface TimeseriesStore {
   /** Ids of series that hold at least one observation. */
   listSeries(): Promise<number[]>
   deleteSeries(series: readonly number[]): Promise<void>
+  /**
+   * Replaces what `series` holds in [start, end) by `points` (each inside the range): a
+   * virtual datapoint's replay (engine/vdp/range-replay.ts) rewrites its outputs this way.
+   * Ordered with the appends of this process; durable and visible once resolved.
+   */
+  replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void>
   close(): Promise<void>
 }

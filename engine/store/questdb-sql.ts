@@ -190,6 +190,11 @@ export function deleteSeriesSql(table: string, series: readonly number[]): strin
   return `UPDATE ${table} SET series = NULL WHERE series IN (${series.map(symbolLiteral).join(', ')})`
 }
 
+/** Detaches the rows of one series in a stored range (replaceRange; see deleteSeriesSql). */
+export function deleteRangeSql(table: string, series: number, b: StoredBounds): string {
+  return `UPDATE ${table} SET series = NULL ${whereSeries(series, b)}`
+}
+
 export function walStatusSql(table: string): string {
   return `SELECT writerTxn, sequencerTxn, suspended, errorMessage FROM wal_tables() WHERE name = '${table}'`
 }

@@ -65,8 +65,8 @@ import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, Timeseries
 import { QuestdbHttp, type Row } from './questdb-http.ts'
 import { IlpEncoder } from './questdb-ilp.ts'
 import {
-  MIN_REAL_TIME, SHIFT, countSql, createTableSql, deleteSeriesSql, firstTimeSql, floorDivBig, isSeriesId, listSeriesSql,
-  rangeSql, sampleBySql, sampleGroupBySql, samplePiecesSql, sampleStride, storedBounds, tableColumnsSql, tableInfoSql, tableName, walStatusSql,
+  MIN_REAL_TIME, SHIFT, countSql, createTableSql, deleteRangeSql, deleteSeriesSql, firstTimeSql, floorDivBig, isSeriesId, listSeriesSql,
+  rangeSql, sampleBySql, sampleGroupBySql, samplePiecesSql, sampleStride, type StoredBounds, storedBounds, tableColumnsSql, tableInfoSql, tableName, walStatusSql,
 } from './questdb-sql.ts'
 
 /** Strides for calendar pieces, ascending; 1 µs always divides. */
@@ -206,7 +206,7 @@ interface AppendJob {
   resolve: () => void
   reject: (err: Error) => void
 }
-interface DeleteJob { kind: 'delete'; series: number[]; resolve: () => void; reject: (err: Error) => void }
+interface DeleteJob { kind: 'delete'; series: number[]; range?: StoredBounds; resolve: () => void; reject: (err: Error) => void }
 type Job = AppendJob | DeleteJob
 
 interface Waiter {
@@ -373,6 +373,19 @@ class QuestdbStore implements TimeseriesStore {
     })
   }
 
+  /** Detaches the range's rows (as deleteSeries does), then appends: both through the write queue, in order. */
+  async replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void> {
+    this.check()
+    const range = storedBounds(start, end)
+    if (isSeriesId(series) && !range.empty) {
+      await new Promise<void>((resolve, reject) => {
+        this.queue.push({ kind: 'delete', series: [series], range, resolve, reject })
+        this.pump()
+      })
+    }
+    if (points.length > 0) await this.append(points.map((p) => ({ series, time: p.time, value: p.value })))
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -485,8 +498,11 @@ class QuestdbStore implements TimeseriesStore {
   private async runDelete(job: DeleteJob): Promise<void> {
     try {
       // A few hundred ids per statement keeps the URL short.
-      for (let i = 0; i < job.series.length; i += 500) {
-        await this.http.exec(deleteSeriesSql(this.table, job.series.slice(i, i + 500)))
+      if (job.range) await this.http.exec(deleteRangeSql(this.table, job.series[0], job.range))
+      else {
+        for (let i = 0; i < job.series.length; i += 500) {
+          await this.http.exec(deleteSeriesSql(this.table, job.series.slice(i, i + 500)))
+        }
       }
     } catch (err) {
       job.reject(err as Error)

@@ -56,6 +56,7 @@ type Pending = { resolve: () => void; reject: (err: Error) => void; rows: number
 type RequestBody =
   | { op: 'append'; data: Float64Array }
   | { op: 'delete'; series: number[] }
+  | { op: 'replace'; series: number; start: number; end: number; data: Float64Array }
   | { op: 'close' }
 
 const WRITER_URL = new URL('./sqlite-writer.ts', import.meta.url).href
@@ -141,6 +142,12 @@ class SqliteStore implements TimeseriesStore {
     return this.request({ op: 'delete', series: [...series] }, 0)
   }
 
+  async replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void> {
+    const { data, rows, dropped } = pack(points.map((p) => ({ series, time: p.time, value: p.value })))
+    if (dropped > 0) this.log?.warn({ dropped }, 'observations without a number value or time not stored')
+    return this.request({ op: 'replace', series, start, end, data }, rows)
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -174,7 +181,7 @@ class SqliteStore implements TimeseriesStore {
     if (this.pending.size === 1) this.worker.ref()
     this.pendingRows += rows
     const msg = { id, ...body } as WriterRequest
-    this.worker.postMessage(msg, msg.op === 'append' ? [msg.data.buffer as ArrayBuffer] : [])
+    this.worker.postMessage(msg, msg.op === 'append' || msg.op === 'replace' ? [msg.data.buffer as ArrayBuffer] : [])
     return done
   }
 

@@ -9,6 +9,7 @@ import { openWriterDatabase } from './sqlite-schema.ts'
 export type WriterRequest =
   | { id: number; op: 'append'; data: Float64Array }
   | { id: number; op: 'delete'; series: number[] }
+  | { id: number; op: 'replace'; series: number; start: number; end: number; data: Float64Array }
   | { id: number; op: 'close' }
 
 /** id 0 answers the start (ready or failed to open). */
@@ -34,6 +35,8 @@ function start(file: string): void {
   const one = db.prepare(insertSql + '(?, ?, ?)')
   const many = db.prepare(insertSql + new Array(ROWS_PER_STATEMENT).fill('(?, ?, ?)').join(', '))
   const del = db.prepare('DELETE FROM obs WHERE series = ?')
+  const delRange = db.prepare('DELETE FROM obs WHERE series = ? AND time >= ? AND time < ?')
+  const timesIn = db.prepare('SELECT time FROM obs WHERE series = ? AND time >= ? AND time < ?').pluck()
   const params: number[] = new Array(ROWS_PER_STATEMENT * 3)
 
   const insertRows = (data: Float64Array): void => {
@@ -66,6 +69,14 @@ function start(file: string): void {
   }
   const insertTx = db.transaction(insertRows)
   const deleteTx = db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } })
+  // One transaction: a reader sees the old range or the new one, never a gap. The rollups of
+  // the removed rows' buckets are recomputed too (insertRows does those of the new rows).
+  const replaceTx = db.transaction((r: WriterRequest & { op: 'replace' }) => {
+    const gone = timesIn.all(r.series, r.start, r.end) as number[]
+    delRange.run(r.series, r.start, r.end)
+    if (gone.length > 0) rollups.update(r.series, gone)
+    insertRows(r.data)
+  })
 
   const reply = (r: WriterReply) => port.postMessage(r)
   const queue: WriterRequest[] = []
@@ -100,6 +111,9 @@ function start(file: string): void {
           head++
         }
         writeGroup(group)
+      } else if (req.op === 'replace') {
+        head++
+        try { replaceTx(req); reply({ id: req.id, ok: true }) } catch (err) { reply({ id: req.id, ok: false, message: errorText(err) }) }
       } else if (req.op === 'delete') {
         head++
         try { deleteTx(req.series); reply({ id: req.id, ok: true }) } catch (err) { reply({ id: req.id, ok: false, message: errorText(err) }) }

@@ -48,14 +48,16 @@ export async function catchUpBound(read: ReadSeries, inputs: readonly CatchUpInp
 }
 
 /**
- * The observations of every input with time > `after`, merged in event-time order (equal
- * times keep the inputs' order), in pages of at most `chunk`. Each input is read forwards in
- * pages as the merge consumes it, so what was stored meanwhile is read too.
+ * The observations of every input with time > `after` (and < `before`, when given), merged in
+ * event-time order (equal times keep the inputs' order), in pages of at most `chunk`. Each
+ * input is read forwards in pages as the merge consumes it, so what was stored meanwhile is
+ * read too. A range replay (engine/vdp/range-replay.ts) reads a bounded range this way.
  */
-export async function* catchUpPages(read: ReadSeries, inputs: readonly CatchUpInput[], after: number, chunk = CATCH_UP_CHUNK): AsyncGenerator<{ key: string; obs: Point }[]> {
+export async function* catchUpPages(read: ReadSeries, inputs: readonly CatchUpInput[], after: number, chunk = CATCH_UP_CHUNK, before?: number): AsyncGenerator<{ key: string; obs: Point }[]> {
   const start = Number.isFinite(after) ? after + 1 : undefined
+  const end = before !== undefined && Number.isFinite(before) ? before : undefined
   const cursors = await Promise.all(inputs.map(async (i) => {
-    const page = await read(i.series, { start, limit: chunk, from: 'first' })
+    const page = await read(i.series, { start, end, limit: chunk, from: 'first' })
     return { input: i, page, at: 0 }
   }))
   let out: { key: string; obs: Point }[] = []
@@ -66,7 +68,7 @@ export async function* catchUpPages(read: ReadSeries, inputs: readonly CatchUpIn
     out.push({ key: min.input.key, obs: min.page[min.at++] })
     if (min.at === min.page.length && min.page.length === chunk) { // a full page: there may be more
       const last = min.page[min.page.length - 1].time
-      min.page = await read(min.input.series, { start: last + 1, limit: chunk, from: 'first' })
+      min.page = await read(min.input.series, { start: last + 1, end, limit: chunk, from: 'first' })
       min.at = 0
     }
     if (out.length === chunk) {

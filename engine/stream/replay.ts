@@ -83,9 +83,10 @@ export async function openReplay(sources: ReplaySources, inputs: readonly Replay
   let closed = false
   const live = new Subscription()
   for (const i of inputs) {
+    const subject = subjects.get(i.key)!
     live.add(sources.live(i.series).subscribe((obs) => {
       if (buffer) buffer.push({ key: i.key, obs })
-      else subjects.get(i.key)!.next(obs)
+      else subject.next(obs)
     }))
   }
   let last: Point | undefined

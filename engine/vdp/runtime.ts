@@ -8,7 +8,14 @@
 // the outputs of the previous one are written.
 // Status changes go through the lifecycle (status.ts): a failing pipeline is "Health check
 // failed", one that cannot start again after a restart is "Start failed".
-import { concatMap, type SchedulerLike, type Subscription, tap } from 'rxjs'
+// Replay (issue 14 item 2, range-replay.ts): a running virtual datapoint is stopped for the
+// replay of a range and started again after it, so it continues storage-first from the
+// replayed outputs (windows, a counter's total). Late data: an input observation at or before
+// the newest one its pin has seen (late, or a correction of a stored value) and at most
+// `latenessUs` behind it schedules such a replay from its time on, RECOMPUTE_DELAY_MS later,
+// one per virtual datapoint for all late observations seen meanwhile. Older ones are left to
+// the live pipeline alone (which drops what its windows no longer hold).
+import { type Observable, type SchedulerLike, type Subscription, tap } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { Ingest } from '../ingest-port.ts'
@@ -21,6 +28,14 @@ import { buildPipeline, inputRange } from './pipeline.ts'
 import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { VdpRunner } from './runner.ts'
 import { moveVdp } from './status.ts'
+import { type OutputOwner, OutputSink } from './output-sink.ts'
+import { type RangeReplayResult, replayRange, ReplayRefused, replayRefusal } from './range-replay.ts'
+import type { Obs, VdpConfig } from './types.ts'
+
+/** Default lateness horizon (LINTEL_VDP_LATENESS): one hour. */
+export const DEFAULT_LATENESS_US = 3600 * 1_000_000
+/** Late observations seen within this time are recomputed together. */
+export const RECOMPUTE_DELAY_MS = 200
 
 export interface RuntimeLog { info(obj: object, msg: string): void; warn?(obj: object, msg: string): void; error(obj: object, msg: string): void }
 
@@ -29,6 +44,12 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   /** Starts under way (they await the store): id → project. stop() removes the entry, and
    *  a start that finds its entry gone after an await gives up instead of running. */
   private readonly starting = new Map<number, number>()
+  /** Outputs of all of them, written in batches (output-sink.ts). */
+  private readonly sink: OutputSink
+  /** Replays under way: id → whether to start it again afterwards (stop() clears that). */
+  private readonly replaying = new Map<number, { restart: boolean }>()
+  /** Recomputes scheduled by late data: id → earliest late time. */
+  private readonly recomputes = new Map<number, { from: number }>()
 
   constructor (private readonly deps: {
     catalog: Catalog
@@ -41,19 +62,25 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
     scheduler?: SchedulerLike
     /** Page size and horizon of the catch-up on start (tests lower them). */
     catchUp?: ReplayLimits
+    /** Lateness horizon in µs (default DEFAULT_LATENESS_US; 0: late data is not recomputed). */
+    latenessUs?: number
+    /** Told when a recompute for late data finished or failed (tests, logs). */
+    onRecompute?: (r: { id: number; from: number; result?: RangeReplayResult; err?: unknown }) => void
     /**
      * Whether this process runs the project (scaled mode: the worker owning the project's
      * partition of the log; default: every project). Others are left to their owner.
      */
     owns?: (projectId: number) => boolean
-  }) {}
+  }) {
+    this.sink = new OutputSink(deps.ingest)
+  }
 
   private owns(projectId: number): boolean {
     return this.deps.owns?.(projectId) ?? true
   }
 
   isRunning(id: number): boolean {
-    return this.running.has(id)
+    return this.running.has(id) || this.replaying.get(id)?.restart === true
   }
 
   async start(v: VdpRecord): Promise<void> {
@@ -69,9 +96,7 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
   private async startNow(v: VdpRecord): Promise<void> {
     const { catalog, store, bus } = this.deps
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
-    const ids = await catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
-    const output = ids.get(v.dataPointID)!
-    const inputs = config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) }))
+    const { inputs, output } = await this.wiring(v, config)
     const log = this.deps.log
     const onHorizon = (h: { lastOutput: number; catchUpAfter: number }) =>
       (log.warn ?? log.info).call(log, { vdp: v.dataPointID, project_id: v.project_id, ...h }, 'catch-up horizon reached: older inputs after the last output are not computed')
@@ -85,18 +110,80 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
       this.stop(v.id)
       moveVdp(catalog, v.id, 'health_check_failed', `Health check failed: ${(err as Error).message}`).catch(() => { /* deleted or moved on */ })
     }
-    const writes = outputsWritten()
+    const writes = outputsWritten(fail)
     const options = { scheduler: this.deps.scheduler, initialCounter: replay.last?.value, alreadyStored: replay.alreadyStored }
-    const sub = buildPipeline(config, replay.input, options).pipe(
-      tap(writes.emitted),
-      concatMap((o) => writes.written(this.deps.ingest(v.project_id, [{ series: output, time: o.time, value: o.value }]))),
-    ).subscribe({ error: fail })
+    const sink = this.sink
+    const project = v.project_id
+    const horizon = this.deps.latenessUs ?? DEFAULT_LATENESS_US
+    const input = horizon > 0 ? watchLateness(replay.input, horizon, (time) => this.late(v, time)) : replay.input
+    const sub = buildPipeline(config, input, options).subscribe({
+      next: (o) => {
+        writes.emitted()
+        sink.write(project, { series: output, time: o.time, value: o.value }, writes)
+      },
+      error: fail,
+    })
     sub.add(() => { replay.close(); writes.release() })
     this.running.set(v.id, { sub, projectId: v.project_id })
     replay.feed(writes.drained).catch(fail)
   }
 
+  /**
+   * Recomputes [start, end) from the store (range-replay.ts) and replaces the outputs there.
+   * A running one is stopped meanwhile and started again afterwards. Rejects with
+   * ReplayRefused for time triggers, and when a replay of it is under way already.
+   */
+  async replay(v: VdpRecord, start: number, end: number, progress?: (inputs: number) => void): Promise<RangeReplayResult> {
+    const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
+    const refusal = replayRefusal(config)
+    if (refusal) throw new ReplayRefused('trigger', refusal)
+    if (this.replaying.has(v.id)) throw new ReplayRefused('busy', 'a replay of it is under way')
+    const restart = this.running.has(v.id) || this.starting.has(v.id)
+    this.stop(v.id)
+    const state = { restart }
+    this.replaying.set(v.id, state)
+    try {
+      const { inputs, output } = await this.wiring(v, config)
+      return await replayRange(this.deps.store, config, inputs, output, start, end, { progress })
+    } finally {
+      this.replaying.delete(v.id)
+      if (state.restart) {
+        try { await this.start(v) } catch (err) { await this.startFailed(v, `Start failed after a replay: ${(err as Error).message}`) }
+      }
+    }
+  }
+
+  /** A late input observation of a running virtual datapoint: recompute from `time` soon. */
+  private late(v: VdpRecord, time: number): void {
+    const pending = this.recomputes.get(v.id)
+    if (pending) { pending.from = Math.min(pending.from, time); return }
+    const entry = { from: time }
+    this.recomputes.set(v.id, entry)
+    setTimeout(() => {
+      this.recomputes.delete(v.id)
+      if (!this.running.has(v.id) || this.replaying.has(v.id)) return
+      this.replay(v, entry.from, Number.MAX_SAFE_INTEGER).then(
+        (result) => {
+          this.deps.log.info({ vdp: v.dataPointID, project_id: v.project_id, from: entry.from, ...result }, 'late input: virtual datapoint recomputed')
+          this.deps.onRecompute?.({ id: v.id, from: entry.from, result })
+        },
+        (err) => {
+          this.deps.log.error({ err, vdp: v.dataPointID, project_id: v.project_id }, 'late input: recompute failed')
+          this.deps.onRecompute?.({ id: v.id, from: entry.from, err })
+        },
+      )
+    }, RECOMPUTE_DELAY_MS).unref()
+  }
+
+  /** Series of the inputs and the output. */
+  private async wiring(v: VdpRecord, config: VdpConfig) {
+    const ids = await this.deps.catalog.datapoints.ensure(v.project_id, [v.dataPointID, ...config.pins.map((p) => p.dataPointID)])
+    return { output: ids.get(v.dataPointID)!, inputs: config.pins.map((p) => ({ key: p.name, series: ids.get(p.dataPointID)!, range: inputRange(config, p) })) }
+  }
+
   stop(id: number): void {
+    const r = this.replaying.get(id)
+    if (r) r.restart = false
     this.starting.delete(id)
     this.running.get(id)?.sub.unsubscribe()
     this.running.delete(id)
@@ -161,19 +248,36 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
 }
 
 /**
- * Counts the outputs under way (emitted, not yet written) so the catch-up reads its next page
- * only once the outputs of the previous one are written: what waits in concatMap stays
- * bounded by a page. `drained` resolves when nothing is pending, or the pipeline ended.
+ * The pins' inputs, telling `late(time)` about an observation at or before the newest its pin
+ * has seen (a late one, or a correction) and at most `horizon` µs behind it. Observations of
+ * one pin arrive in time order when nothing is late (the store-first feed replays in order).
  */
-function outputsWritten() {
+function watchLateness(input: (key: string) => Observable<Obs>, horizon: number, late: (time: number) => void): (key: string) => Observable<Obs> {
+  return (key) => {
+    let newest = -Infinity
+    return input(key).pipe(tap((o) => {
+      if (o.time > newest) newest = o.time
+      else if (newest - o.time <= horizon) late(o.time)
+    }))
+  }
+}
+
+/**
+ * Counts the outputs under way (emitted, not yet written) so the catch-up reads its next page
+ * only once the outputs of the previous one are written: what waits in the sink stays
+ * bounded by a page. `drained` resolves when nothing is pending, or the pipeline ended. A
+ * failed write fails the virtual datapoint (once; not after it was stopped).
+ */
+function outputsWritten(fail: (err: Error) => void): OutputOwner & { emitted(): void; drained(): Promise<void>; release(): void } {
   let pending = 0
   let released = false
   let waiters: (() => void)[] = []
   const wake = () => { const w = waiters; waiters = []; for (const f of w) f() }
   return {
     emitted: () => { pending++ },
-    written: async (write: Promise<void>) => {
-      try { await write } finally { if (--pending === 0) wake() }
+    written: (err) => {
+      if (err && !released) fail(err)
+      if (--pending === 0) wake()
     },
     drained: () => (pending === 0 || released ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     release: () => { released = true; wake() },

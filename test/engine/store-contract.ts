@@ -210,6 +210,19 @@ export function storeContract(t: Test, name: string, makeStore: () => Promise<Ti
     t.same(await store.read(3, {}), [{ time: 5, value: 5 }], 'a deleted series can be written again')
   })
 
+  withStore('replaceRange replaces one series in [start, end) only', async (t, store) => {
+    await store.append([obs(1, 10, 1), obs(1, 20, 2), obs(1, 30, 3), obs(1, 40, 4), obs(2, 20, 9)])
+    await store.replaceRange(1, 20, 40, [{ time: 25, value: 5 }, { time: 35, value: 6 }])
+    t.same(await store.read(1, {}), [{ time: 10, value: 1 }, { time: 25, value: 5 }, { time: 35, value: 6 }, { time: 40, value: 4 }], 'start inclusive, end exclusive')
+    t.same(await store.read(2, {}), [{ time: 20, value: 9 }], 'other series untouched')
+    t.same(await store.sample(1, { interval: 60_000_000 }), [{ time: 0, mean: 4 }], 'down-sampled reads (rollups) see the replacement')
+    await store.replaceRange(1, 0, 100, [])
+    t.same(await store.read(1, {}), [], 'an empty replacement clears the range')
+    t.same(await store.sample(1, { interval: 86_400_000_000, start: 0, end: 86_400_000_000 }), [], 'and its rollups')
+    await store.replaceRange(1, 0, 100, [{ time: 50, value: 7 }])
+    t.same(await store.read(1, {}), [{ time: 50, value: 7 }])
+  })
+
   withStore('concurrent appends are all visible once resolved', async (t, store) => {
     const batches = Array.from({ length: 40 }, (_, b) => Array.from({ length: 50 }, (_, i) => obs(1 + (i % 5), b * 1000 + i, b + i / 100)))
     await Promise.all(batches.map(async (batch, b) => {

@@ -128,7 +128,9 @@ t.test('killed mid-stream, restarted: outputs equal those of an uninterrupted ru
   const counts = await Promise.all((await store.listSeries()).map((s) => store.count(s)))
   await store.close()
   t.ok(counts.includes(N1), `the ${N1} acknowledged inputs survived (series counts ${counts})`)
-  t.ok(counts.some((c) => c < N1), `killed while outputs were still being written (series counts ${counts})`)
+  // Outputs are written in batches (engine/vdp/output-sink.ts): an output series may have
+  // none yet, and a series without rows is not listed.
+  t.ok(counts.length < 1 + OUTPUTS.length || counts.some((c) => c < N1), `killed while outputs were still being written (series counts ${counts})`)
 
   p = await boot(dir)
   await post(p.url, input(N1, N2))

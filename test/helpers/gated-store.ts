@@ -54,5 +54,6 @@ export class GatedStore implements TimeseriesStore {
   count(series: number, start?: number, end?: number): Promise<number> { return this.inner.count(series, start, end) }
   listSeries(): Promise<number[]> { return this.inner.listSeries() }
   deleteSeries(series: readonly number[]): Promise<void> { return this.inner.deleteSeries(series) }
+  replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void> { return this.inner.replaceRange(series, start, end, points) }
   close(): Promise<void> { this.release(); return this.inner.close() }
 }

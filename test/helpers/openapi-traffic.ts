@@ -148,6 +148,8 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(70, 'POST', `${vdp}?dataPointID=double&type=formula`, { body: { pins: { P1: { dataPointID: 'room A temp' } }, parameters: { formula: '2 * P1' } } })
   await ok(74, 'GET', `${vdp}?dataPointID=double`)
   await bad(74, 'GET', `${vdp}?dataPointID=unknown`)
+  await ok(76, 'POST', `${vdp}/replay`, { body: { dataPointID: 'double', start: '2024-01-01T00:00:00Z', end: '2024-01-02T00:00:00Z' } })
+  await bad(76, 'POST', `${vdp}/replay`, { body: { dataPointID: 'double', start: '2024-01-02T00:00:00Z', end: '2024-01-01T00:00:00Z' } })
   await ok(72, 'PUT', `${vdp}?dataPointID=double`, { body: { description: 'twice room A' } })
   await bad(72, 'PUT', `${vdp}?dataPointID=unknown`, { body: { description: 'x' } })
   await ok(75, 'GET', `${p}/virtual_datapoints?search=double`)

@@ -52,7 +52,7 @@ t.test('on start the runtime catches up page by page, each page once its outputs
   const warned: object[] = []
   const runtime = new VdpRuntime({
     catalog, store: { read } as unknown as TimeseriesStore, bus: new ObservationBus(),
-    ingest: async (_p, batch) => { await new Promise((r) => setImmediate(r)); events.push(`wrote ${batch[0].time}`) },
+    ingest: async (_p, batch) => { await new Promise((r) => setImmediate(r)); for (const o of batch) events.push(`wrote ${o.time}`) }, // a page's outputs come in one batch
     log: { info: () => {}, warn: (o) => { warned.push(o) }, error: () => {} },
     catchUp: { chunk: 2, maxCatchUp: 6 },
   })

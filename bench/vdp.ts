@@ -1,0 +1,308 @@
+// Virtual datapoints end to end (issue 14 item 1): 1,000 running formula virtual datapoints
+// (`P1+P2+P3+P4+P5`, every pin on its own input series, default pin settings: count 1, max,
+// every_value) over 5,000 input series, inputs through the real ingest of a started platform
+// (child process, embedded default): HTTP JSON (POST /v2/project/{id}/timeseries) and MQTT line
+// protocol (QoS 1 over plain TCP).
+//
+// Load unit: a slice = one HTTP request or one MQTT message of 1,000 observations (200 virtual
+// datapoints × 5 pins, one observation each); a round = 5 slices = one observation on every
+// input. Every input observation causes exactly one evaluation (a warm-up round first gives
+// every pin a value), and every evaluation's output has its own time (the input's), so
+// evaluations = output rows stored, which the bench counts in the store at the end.
+//
+// Latency: from the acknowledgement of a slice (HTTP 200 / MQTT PUBACK, both sent only once the
+// inputs are durable) to "readable": the output of the slice's last virtual datapoint, at the
+// time of its last input, is committed in the time-series store, seen by a fresh read of the
+// store file (a read-only SQLite connection in this process, polled every 1 ms, what the API's
+// reads see as well; resolution ~1 ms). An output committed before the client saw its
+// acknowledgement counts as 0 ms.
+//
+// Phase "max": slices as fast as the platform takes them (BENCH_CONCURRENCY in flight);
+// evaluations/s = evaluations / (first send → every output of the last round readable).
+// Phase "rate": slices at a fixed offered rate (BENCH_RATE evaluations/s, default 100,000)
+// for BENCH_RATE_SECONDS; p50/p99 of the probes.
+// Each run: a fresh server and data directory; both transports, both phases.
+// Figures and what bounds them: README "Benchmarks".
+// Usage: npm run bench:vdp   (BENCH_RUNS=3, BENCH_ROUNDS=200, BENCH_RATE=100000,
+//   BENCH_RATE_SECONDS=10, BENCH_CONCURRENCY=4, BENCH_TRANSPORT=http,mqtt, BENCH_VDPS=1000,
+//   BENCH_PROFILE=<dir>: the server writes a --cpu-prof profile there)
+import Database from 'better-sqlite3'
+import mqtt, { type MqttClient } from 'mqtt'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import { api, basicHeader, createProject, emit, median, peakRssMb, progress, startServer, type Server } from './lib.ts'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3)
+const VDPS = Number(process.env.BENCH_VDPS ?? 1000)
+const PINS = 5
+const SLICE_VDPS = 200
+const SLICES = Math.ceil(VDPS / SLICE_VDPS)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200)
+const RATE = Number(process.env.BENCH_RATE ?? 100_000)
+const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4)
+const TRANSPORTS = (process.env.BENCH_TRANSPORT ?? 'http,mqtt').split(',') as ('http' | 'mqtt')[]
+const T0 = Date.parse('2024-01-01T00:00:00Z') // ms
+const ROUND_MS = 10_000
+
+const input = (v: number, k: number) => `in/${v}/${k}`
+const output = (v: number) => `vdp/${v}`
+/** Event time (ms) of pin k's observation in round r: unique per pin, so each evaluation has its own output time. */
+const timeMs = (r: number, k: number) => T0 + r * ROUND_MS + k * 1000
+const value = (r: number, v: number, k: number) => ((r * 7 + v + k) % 1000) / 10
+
+interface Slice { round: number; slice: number; http: string; line: string; probeVdp: number; probeTime: number }
+
+function makeSlice(round: number, slice: number): Slice {
+  const parts: string[] = []
+  const lines: string[] = []
+  const first = slice * SLICE_VDPS
+  const last = Math.min(VDPS, first + SLICE_VDPS)
+  for (let v = first; v < last; v++) {
+    for (let k = 0; k < PINS; k++) {
+      const ms = timeMs(round, k)
+      parts.push(`"${input(v, k)}":[{"time":"${new Date(ms).toISOString()}","value":${value(round, v, k)}}]`)
+      lines.push(`${input(v, k)} value=${value(round, v, k)} ${ms}`)
+    }
+  }
+  return { round, slice, http: `{${parts.join(',')}}`, line: lines.join('\n'), probeVdp: last - 1, probeTime: timeMs(round, PINS - 1) * 1000 }
+}
+
+const slicesOf = (fromRound: number, rounds: number): Slice[] => {
+  const out: Slice[] = []
+  for (let r = fromRound; r < fromRound + rounds; r++) for (let s = 0; s < SLICES; s++) out.push(makeSlice(r, s))
+  return out
+}
+
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return NaN
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
+}
+
+/** Watches the store file: when is an output row committed? */
+class StoreWatch {
+  private readonly ts: Database.Database
+  private readonly has: Database.Statement
+  private readonly count: Database.Statement
+  private readonly probes = new Set<{ series: number; time: number; resolve: (at: number) => void }>()
+  private timer: NodeJS.Timeout | undefined
+  readonly outSeries: number[]
+
+  constructor (dataDir: string, projectId: number) {
+    const cat = new Database(join(dataDir, 'catalog.db'), { readonly: true, fileMustExist: true })
+    const byName = new Map((cat.prepare('SELECT id, datapoint_id FROM datapoints WHERE project_id = ?').all(projectId) as { id: number; datapoint_id: string }[]).map((r) => [r.datapoint_id, r.id]))
+    cat.close()
+    this.outSeries = Array.from({ length: VDPS }, (_, v) => byName.get(output(v))!)
+    this.ts = new Database(join(dataDir, 'timeseries', 'timeseries.db'), { readonly: true, fileMustExist: true })
+    this.has = this.ts.prepare('SELECT 1 FROM obs WHERE series = ? AND time = ?').pluck()
+    this.count = this.ts.prepare(`SELECT count(*) FROM obs WHERE series IN (${this.outSeries.join(',')}) AND time >= ? AND time <= ?`).pluck()
+  }
+
+  /** Resolves with performance.now() at the first poll that sees the row. */
+  readable(vdp: number, timeUs: number): Promise<number> {
+    return new Promise((resolve) => {
+      this.probes.add({ series: this.outSeries[vdp], time: timeUs, resolve })
+      this.timer ??= setInterval(() => this.poll(), 1)
+    })
+  }
+
+  private poll(): void {
+    const now = performance.now()
+    for (const p of this.probes) {
+      if (this.has.get(p.series, p.time) !== undefined) {
+        this.probes.delete(p)
+        p.resolve(now)
+      }
+    }
+    if (this.probes.size === 0) { clearInterval(this.timer); this.timer = undefined }
+  }
+
+  /** Output rows with times in [fromUs, toUs]. */
+  outputs(fromUs: number, toUs: number): number {
+    return this.count.get(fromUs, toUs) as number
+  }
+
+  close(): void { clearInterval(this.timer); this.ts.close() }
+}
+
+interface Sender { send(s: Slice): Promise<void>; close(): Promise<void> }
+
+// One connection (HTTP) or client (MQTT) per slice position: the observations of a virtual
+// datapoint always travel one connection, in order, so none arrives late (which would make it
+// recompute, engine/vdp/runtime.ts) however many requests are in flight.
+function httpSender(server: Server, pid: number): Sender {
+  const pools = Array.from({ length: SLICES }, () => new Pool(server.url, { connections: 1, pipelining: 1 }))
+  const path = `/v2/project/${pid}/timeseries`
+  return {
+    send: async (s) => {
+      const res = await pools[s.slice].request({ method: 'POST', path, body: s.http, headers: { authorization: basicHeader, 'content-type': 'application/json' } })
+      const text = await res.body.text()
+      if (res.statusCode !== 200) throw new Error(`ingest ${res.statusCode} ${text}`)
+    },
+    close: async () => { await Promise.all(pools.map((p) => p.close())) },
+  }
+}
+
+async function mqttSender(server: Server, handle: string): Promise<Sender> {
+  const clients: MqttClient[] = []
+  for (let i = 0; i < SLICES; i++) {
+    clients.push(await mqtt.connectAsync(`mqtt://127.0.0.1:${server.mqtt.tcp}`, { clientId: `bench-vdp-${i}`, username: 'bench', password: 'bench-password', reconnectPeriod: 0 }))
+  }
+  return {
+    send: async (s) => { await clients[s.slice].publishAsync(`lintel/${handle}/bench`, s.line, { qos: 1 }) },
+    close: async () => { await Promise.all(clients.map((c) => c.endAsync())) },
+  }
+}
+
+interface Probe { ack: number; readable: Promise<number> }
+
+async function latencies(probes: Probe[]): Promise<{ p50: number; p99: number; max: number; before_ack: number }> {
+  const ms: number[] = []
+  let before = 0
+  for (const p of probes) {
+    const d = (await p.readable) - p.ack
+    if (d < 0) before++
+    ms.push(Math.max(0, d))
+  }
+  return { p50: +percentile(ms, 50).toFixed(1), p99: +percentile(ms, 99).toFixed(1), max: +Math.max(...ms).toFixed(1), before_ack: before }
+}
+
+/** Sends slices with up to `CONCURRENCY` in flight, each probed; one slice position is sent by one worker, in round order. */
+async function sendMax(sender: Sender, watch: StoreWatch, slices: Slice[]): Promise<Probe[]> {
+  const probes: Probe[] = []
+  const workers = Math.min(CONCURRENCY, SLICES)
+  await Promise.all(Array.from({ length: workers }, async (_, w) => {
+    for (const s of slices) {
+      if (s.slice % workers !== w) continue
+      const readable = watch.readable(s.probeVdp, s.probeTime)
+      await sender.send(s)
+      probes.push({ ack: performance.now(), readable })
+    }
+  }))
+  return probes
+}
+
+/** Sends slices at a fixed rate (one every `interval` ms, on a schedule, not after the previous ack). */
+async function sendAtRate(sender: Sender, watch: StoreWatch, slices: Slice[], intervalMs: number): Promise<{ probes: Probe[]; lagMs: number }> {
+  const probes: Promise<Probe>[] = []
+  const start = performance.now()
+  let lag = 0
+  for (let i = 0; i < slices.length; i++) {
+    const due = start + i * intervalMs
+    const wait = due - performance.now()
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait))
+    lag = Math.max(lag, performance.now() - due)
+    const s = slices[i]
+    const readable = watch.readable(s.probeVdp, s.probeTime)
+    probes.push(sender.send(s).then(() => ({ ack: performance.now(), readable })))
+  }
+  return { probes: await Promise.all(probes), lagMs: lag }
+}
+
+async function waitOutputs(watch: StoreWatch, fromUs: number, toUs: number, expected: number, ms = 600_000): Promise<number> {
+  const end = Date.now() + ms
+  for (;;) {
+    const n = watch.outputs(fromUs, toUs)
+    if (n >= expected || Date.now() > end) return n
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+async function setup(server: Server): Promise<{ pid: number; handle: string }> {
+  const pid = await createProject(server, 'vdp-bench')
+  const handle = (await api(server, 'GET', `/v2/project/${pid}`)).project.project_handle
+  await api(server, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'bench', password: 'bench-password', rights: 'write', validity: 7200 })
+  const pins = (v: number) => Object.fromEntries(Array.from({ length: PINS }, (_, k) => [`P${k + 1}`, { dataPointID: input(v, k) }]))
+  const base = `/v2/project/${pid}/virtual_datapoint`
+  const todo = Array.from({ length: VDPS }, (_, v) => v)
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let v = todo.shift(); v !== undefined; v = todo.shift()) {
+      await api(server, 'POST', `${base}?dataPointID=${encodeURIComponent(output(v))}&type=formula`, { pins: pins(v), parameters: { formula: 'P1+P2+P3+P4+P5;' } })
+    }
+  }))
+  const todoRun = Array.from({ length: VDPS }, (_, v) => v)
+  await Promise.all(Array.from({ length: 8 }, async () => {
+    for (let v = todoRun.shift(); v !== undefined; v = todoRun.shift()) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await api(server, 'POST', `${base}/run?dataPointID=${encodeURIComponent(output(v))}&run=true`)
+          break
+        } catch (err) { // "Created" until the automatic move to "Ready to start"
+          if (attempt > 50) throw err
+          await new Promise((r) => setTimeout(r, 20))
+        }
+      }
+    }
+  }))
+  return { pid, handle }
+}
+
+const results: Record<string, { evaluations_per_s: number[]; p50: number[]; p99: number[] }> = {}
+const record = (key: string, eps: number, p50: number, p99: number) => {
+  const r = results[key] ??= { evaluations_per_s: [], p50: [], p99: [] }
+  r.evaluations_per_s.push(eps); r.p50.push(p50); r.p99.push(p99)
+}
+
+for (let run = 1; run <= RUNS; run++) {
+  const profile = process.env.BENCH_PROFILE
+  if (profile) process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profile}` // read by startServer
+  const server = await startServer({ LINTEL_MQTT_TCP_PORT: '0' })
+  try {
+    progress(`run ${run}/${RUNS}: creating and starting ${VDPS} virtual datapoints`)
+    const { pid, handle } = await setup(server)
+    const http = httpSender(server, pid)
+    const watch = new StoreWatch(server.dataDir, pid)
+    let round = 0
+    // Warm-up: every pin gets a value (the first round's outputs are not evaluations of all pins).
+    for (const s of slicesOf(round, 1)) await http.send(s)
+    await waitOutputs(watch, timeMs(round, PINS - 1) * 1000, timeMs(round, PINS - 1) * 1000, VDPS)
+    round++
+    for (const transport of TRANSPORTS) {
+      const sender = transport === 'http' ? http : await mqttSender(server, handle)
+      // Phase max.
+      progress(`run ${run}: ${transport}, max rate, ${ROUNDS} rounds`)
+      let slices = slicesOf(round, ROUNDS)
+      const from = timeMs(round, 0) * 1000
+      const to = timeMs(round + ROUNDS - 1, PINS - 1) * 1000
+      const started = performance.now()
+      const probes = await sendMax(sender, watch, slices)
+      const acked = performance.now()
+      const n = await waitOutputs(watch, timeMs(round + ROUNDS - 1, PINS - 1) * 1000, to, VDPS)
+      const done = performance.now()
+      const evaluations = await waitOutputs(watch, from, to, ROUNDS * PINS * VDPS, 10_000)
+      if (n < VDPS) throw new Error(`only ${n} of ${VDPS} outputs of the last round`)
+      const eps = evaluations / ((done - started) / 1000)
+      const lat = await latencies(probes)
+      record(`${transport}/max`, eps, lat.p50, lat.p99)
+      emit({ bench: 'vdp', run, transport, phase: 'max', evaluations, expected: ROUNDS * PINS * VDPS, inputs_acked_s: +((acked - started) / 1000).toFixed(3),
+        seconds: +((done - started) / 1000).toFixed(3), evaluations_per_s: Math.round(eps), latency_ms: lat })
+      round += ROUNDS
+      // Phase rate.
+      const interval = 1000 / (RATE / (SLICE_VDPS * PINS))
+      const rounds = Math.max(1, Math.round((RATE * RATE_SECONDS) / (VDPS * PINS)))
+      progress(`run ${run}: ${transport}, ${RATE} evaluations/s offered for ${RATE_SECONDS} s`)
+      slices = slicesOf(round, rounds)
+      const r0 = performance.now()
+      const { probes: rp, lagMs } = await sendAtRate(sender, watch, slices, interval)
+      const rLat = await latencies(rp)
+      const rSeconds = (performance.now() - r0) / 1000
+      const rEvals = await waitOutputs(watch, timeMs(round, 0) * 1000, timeMs(round + rounds - 1, PINS - 1) * 1000, rounds * PINS * VDPS, 10_000)
+      record(`${transport}/rate`, rEvals / rSeconds, rLat.p50, rLat.p99)
+      emit({ bench: 'vdp', run, transport, phase: 'rate', offered_per_s: RATE, evaluations: rEvals, expected: rounds * PINS * VDPS, seconds: +rSeconds.toFixed(3),
+        sender_max_lag_ms: +lagMs.toFixed(1), latency_ms: rLat })
+      round += rounds
+      if (sender !== http) await sender.close()
+    }
+    await http.close()
+    watch.close()
+    emit({ bench: 'vdp', run, server_peak_rss_mb: await peakRssMb(server.child.pid!) })
+  } finally {
+    await server.stop()
+  }
+}
+for (const [key, r] of Object.entries(results)) {
+  const [transport, phase] = key.split('/')
+  emit({ bench: 'vdp', summary: true, transport, phase, runs: RUNS, vdps: VDPS, inputs: VDPS * PINS, ...(phase === 'rate' ? { offered_per_s: RATE } : {}),
+    evaluations_per_s_median: Math.round(median(r.evaluations_per_s)), p50_ms_median: median(r.p50), p99_ms_median: median(r.p99) })
+}

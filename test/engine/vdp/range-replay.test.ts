@@ -1,0 +1,139 @@
+// Replay of a virtual datapoint over a range (issue 14 item 2, engine/vdp/range-replay.ts):
+// the live pipeline fed from the store. Through the real runtime, SQLite store and bus: run
+// live over a stream, then replay (whole range, a middle range) and compare whole series;
+// late and corrected inputs within the lateness horizon are recomputed by themselves.
+import t, { type Test } from 'tap'
+import { adminEndpoints } from '../../../api/registry.ts'
+import { Catalog } from '../../../catalog/index.ts'
+import type { VdpRecord } from '../../../catalog/virtual-datapoints.ts'
+import { ObservationBus, observedStore } from '../../../engine/observation-bus.ts'
+import type { Observation, Point } from '../../../engine/store/port.ts'
+import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
+import { ReplayRefused } from '../../../engine/vdp/range-replay.ts'
+import { VdpRuntime } from '../../../engine/vdp/runtime.ts'
+import { waitFor } from '../../helpers/wait.ts'
+
+const M = 60_000_000 // a minute in µs
+
+async function setup(t: Test, latenessUs = 0) {
+  const catalog = Catalog.open(':memory:', adminEndpoints)
+  const { company, user } = await catalog.createCompanyWithAdmin('A', { email: 'a@a.test', password: 'password-1' })
+  const pid = (await catalog.projects.create(company.id, { name: 'one' }, user.id)).project.id
+  const raw = await openSqliteStore({ dir: t.testdir() })
+  const bus = new ObservationBus()
+  const store = observedStore(raw, bus)
+  const recomputed: { id: number; from: number }[] = []
+  const runtime = new VdpRuntime({
+    catalog, store: raw, bus, ingest: (_p, batch) => store.append(batch), log: { info: () => {}, error: () => {} },
+    latenessUs, onRecompute: (r) => { recomputed.push(r) },
+  })
+  t.teardown(async () => { runtime.stopAll(); await raw.close(); catalog.close() })
+  const ids = new Map<string, number>()
+  const series = async (id: string) => {
+    if (!ids.has(id)) ids.set(id, (await catalog.datapoints.ensure(pid, [id])).get(id)!)
+    return ids.get(id)!
+  }
+  const vdp = (dataPointID: string, type: string, body: { pins: object; parameters: object }): Promise<VdpRecord> =>
+    catalog.virtualDatapoints.create(pid, { dataPointID, type, description: '', ...body, status_code: 202 }, 'test')
+  const put = async (id: string, points: Point[]) => store.append(await Promise.all(points.map(async (p): Promise<Observation> => ({ series: await series(id), ...p }))))
+  const read = async (id: string) => raw.read(await series(id), {})
+  return { runtime, raw, vdp, put, read, series, recomputed }
+}
+
+// Two inputs, in event-time order, arriving in batches: a at every minute, b every 3 minutes.
+function stream(n: number): { id: string; points: Point[] }[] {
+  const batches: { id: string; points: Point[] }[] = []
+  for (let i = 0; i < n; i++) {
+    batches.push({ id: 'a', points: [{ time: i * M, value: Math.sin(i) * 10 + 20 }] })
+    if (i % 3 === 1) batches.push({ id: 'b', points: [{ time: i * M + 1, value: (i * 7) % 11 }] })
+  }
+  return batches
+}
+
+const CONFIGS = {
+  sum: { type: 'formula', body: { pins: { P1: { dataPointID: 'a' }, P2: { dataPointID: 'b', data_range: { count: 2 }, aggregate: 'mean' } }, parameters: { formula: 'P1 + P2' } } },
+  avg: { type: 'formula', body: { pins: { P1: { dataPointID: 'a', data_range: { time: '10m' }, aggregate: 'timeweighted_mean' } }, parameters: { formula: 'P1' } } },
+  cnt: { type: 'counter', body: { pins: { flow: { dataPointID: 'b' } }, parameters: { formula: 'flow', default_init_value: 5 } } },
+  grad: { type: 'gradient', body: { pins: { input: { dataPointID: 'a' } }, parameters: { factorization: 60 } } },
+} as const
+
+t.test('replay gives exactly the live outputs: the whole range, a middle range, after the outputs were damaged', async (t) => {
+  const { runtime, raw, vdp, put, read, series } = await setup(t)
+  const records = new Map<string, VdpRecord>()
+  for (const [id, c] of Object.entries(CONFIGS)) {
+    const v = await vdp(id, c.type, c.body)
+    records.set(id, v)
+    await runtime.start(v)
+  }
+  const N = 600
+  for (const b of stream(N)) await put(b.id, b.points)
+  const last = (N - 1) * M
+  await waitFor(async () => {
+    for (const id of records.keys()) if ((await read(id)).at(-1)?.time !== (id === 'cnt' ? (N - 2) * M + 1 : last)) return false
+    return true
+  }, { what: 'every live output' })
+  const live = new Map<string, Point[]>()
+  for (const id of records.keys()) live.set(id, await read(id))
+  runtime.stopAll()
+  t.ok(live.get('sum')!.length > N - 5, `live outputs (sum: ${live.get('sum')!.length})`)
+
+  for (const [id, v] of records) {
+    // Damage the outputs: drop some, change others, add one that live never wrote.
+    const out = await series(id)
+    await raw.replaceRange(out, 100 * M, 200 * M, [{ time: 150 * M + 7, value: -1 }])
+    await raw.append([{ series: out, time: 300 * M, value: 1e9 }])
+    const whole = await runtime.replay(v, 0, last + 1)
+    t.same(await read(id), live.get(id), `${id}: replaying the whole range gives the live series`)
+    t.equal(whole.outputs, live.get(id)!.length)
+    t.equal(whole.inputs, { sum: N + N / 3, avg: N, cnt: N / 3, grad: N }[id], `${id}: every input observation of the range replayed`)
+
+    await raw.replaceRange(out, 250 * M, 400 * M, [])
+    const middle = await runtime.replay(v, 250 * M, 400 * M)
+    t.same(await read(id), live.get(id), `${id}: replaying a middle range continues from the windows and the total before it`)
+    t.equal(middle.outputs, live.get(id)!.filter((p) => p.time >= 250 * M && p.time < 400 * M).length)
+  }
+})
+
+t.test('a running virtual datapoint is replayed and runs on from the replayed outputs', async (t) => {
+  const { runtime, vdp, put, read } = await setup(t)
+  const v = await vdp('cnt', 'counter', { pins: { flow: { dataPointID: 'x' } }, parameters: { formula: 'flow' } })
+  await runtime.start(v)
+  await put('x', [{ time: 1 * M, value: 1 }, { time: 2 * M, value: 2 }])
+  await waitFor(async () => (await read('cnt')).length === 2, { what: 'two outputs' })
+  const r = await runtime.replay(v, 0, 10 * M)
+  t.same(r, { inputs: 2, outputs: 2 })
+  t.ok(runtime.isRunning(v.id), 'running again after the replay')
+  await put('x', [{ time: 3 * M, value: 4 }])
+  await waitFor(async () => (await read('cnt')).length === 3, { what: 'the next output' })
+  t.same((await read('cnt')).map((p) => p.value), [1, 3, 7], 'the counter continues from its replayed total')
+})
+
+t.test('time triggers cannot be replayed', async (t) => {
+  const { runtime, vdp } = await setup(t)
+  const v = await vdp('m', 'formula', { pins: { P1: { dataPointID: 'x', trigger: 'every_minute' } }, parameters: { formula: 'P1' } })
+  const err = await runtime.replay(v, 0, M).catch((e: unknown) => e)
+  t.ok(err instanceof ReplayRefused && err.kind === 'trigger', 'refused')
+  t.match((err as Error).message, "its pin 'P1' has the time trigger 'every_minute'")
+})
+
+t.test('late and corrected inputs within the lateness horizon are recomputed; the result equals a replay', async (t) => {
+  const { runtime, vdp, put, read, recomputed } = await setup(t, 60 * M)
+  const body = { pins: { P1: { dataPointID: 'x', data_range: { count: 3 }, aggregate: 'mean' } }, parameters: { formula: 'P1' } }
+  const live = await vdp('live', 'formula', body)
+  const ref = await vdp('ref', 'formula', body)
+  await runtime.start(live)
+  for (let i = 0; i < 10; i++) await put('x', [{ time: i * M, value: i }])
+  await waitFor(async () => (await read('live')).length === 10, { what: 'ten outputs' })
+  await put('x', [{ time: 4 * M + 30_000_000, value: 100 }]) // late: behind the window (count 3 holds 7, 8, 9)
+  await waitFor(() => recomputed.length === 1, { what: 'the recompute of the late input' })
+  t.match(recomputed[0], { id: live.id, from: 4 * M + 30_000_000, result: { inputs: 6 } })
+  await runtime.replay(ref, 0, 100 * M)
+  t.same(await read('live'), await read('ref'), 'the live outputs equal a replay over everything')
+  t.ok((await read('live')).some((p) => p.time === 4 * M + 30_000_000 && p.value === (3 + 4 + 100) / 3), 'the late input has its output')
+  t.equal((await read('live')).find((p) => p.time === 6 * M)!.value, (100 + 5 + 6) / 3, 'and the outputs after it include it')
+
+  await put('x', [{ time: 9 * M, value: 90 }]) // a correction of the newest value
+  await waitFor(() => recomputed.length === 2, { what: 'the recompute of the correction' })
+  t.equal((await read('live')).at(-1)!.value, (7 + 8 + 90) / 3)
+  t.ok(runtime.isRunning(live.id), 'still running')
+})

@@ -79,9 +79,15 @@ async function openPath(config: Config, logger: Logger, seams: StartSeams): Prom
  * change notification (PostgreSQL LISTEN/NOTIFY, topic run-state). The SQLite catalog cannot
  * notify another process: there the worker asks the catalog every second.
  */
-function runStateChanges(config: Config, catalog: Catalog): RunStateChanges {
-  if (config.catalog === 'postgres') return (listener) => catalog.changes.subscribe(RUN_STATE, () => listener())
-  return pollingChanges(1000)
+function runStateChanges(config: Config, catalog: Catalog, logger: Logger): RunStateChanges {
+  if (config.catalog !== 'postgres') {
+    logger.info('worker: run-state changes by asking the catalog every second (SQLite catalog)')
+    return pollingChanges(1000)
+  }
+  logger.info('worker: run-state changes by catalog notification (LISTEN/NOTIFY)')
+  // One info line per notification: rare (a run/stop, an enable/disable), and the proof
+  // an operator or the end-to-end test can read that a change arrived without polling.
+  return (listener) => catalog.changes.subscribe(RUN_STATE, () => { logger.info('worker: run-state change notified'); listener() })
 }
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
@@ -247,7 +253,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     // share of projects changes as the log's partitions move between workers.
     const control = new WorkerControl({
       runtimes: [vdpRuntime, alerts],
-      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(config, catalog),
+      changes: roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(config, catalog, logger),
       onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
     })
     closers.push(() => control.close())

@@ -1,20 +1,22 @@
-// The scaled mode end to end (issues 6, 17): QuestDB and Redis started by
+// The scaled mode end to end (issues 6, 17): QuestDB, Redis and PostgreSQL started by
 // scripts/services/all.sh, a Kafka of the test's own; one API process, two workers, two
-// broker nodes, each its own process with its own data directory (the catalog: SQLite in a
-// directory of its own, LINTEL_CATALOG_DIR, because the broker role cannot run on the
-// PostgreSQL catalog yet: its reach check reads datapoint tags synchronously). Publish
-// over MQTT on either broker, read over HTTP. Faults: the worker that owns a project's log
+// broker nodes, each its own process with its own data directory and nothing shared but the
+// engines (the catalog: a fresh PostgreSQL database, LINTEL_CATALOG=postgres; run-state
+// changes reach the workers by LISTEN/NOTIFY). Publish over MQTT on either broker, read over
+// HTTP. Faults: the worker that owns a project's log
 // partition is killed mid-stream and the other takes the project over, its virtual datapoint
 // included (nothing acknowledged is lost, no input or output doubled); Kafka down
 // (publishes are refused, never acknowledged, and the broker keeps running).
 import t from 'tap'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import mqtt, { type MqttClient } from 'mqtt'
 import { keyPartition } from '../../engine/log/kafka-log.ts'
 import { requireService } from '../helpers/services.ts'
+import { testDatabase } from '../helpers/postgres.ts'
 
 const run = promisify(execFile)
 const RUN = `${process.pid}_${Date.now()}`
@@ -40,11 +42,13 @@ function partitionsOf(p: Proc): number[] | undefined {
   return last
 }
 
-async function startRole(base: string, roles: string, nodeId: string): Promise<Proc> {
-  // Each process has its own data directory; only the SQLite catalog's directory is common.
+async function startRole(base: string, catalogUrl: string, roles: string, nodeId: string): Promise<Proc> {
+  // Each process has its own data directory and no other: the catalog is PostgreSQL.
   const extra = roles === 'worker' ? { LINTEL_LOG_LEVEL: 'info' } : {}
+  const env: NodeJS.ProcessEnv = { ...process.env, ...SCALED, ...extra, LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: catalogUrl, LINTEL_DATA_DIR: join(base, nodeId), LINTEL_ROLES: roles, LINTEL_NODE_ID: nodeId }
+  delete env.LINTEL_CATALOG_DIR
   const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
-    env: { ...process.env, ...SCALED, ...extra, LINTEL_DATA_DIR: join(base, nodeId), LINTEL_CATALOG_DIR: join(base, 'catalog'), LINTEL_ROLES: roles, LINTEL_NODE_ID: nodeId },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const p: Proc = { child, out: '' }
@@ -86,8 +90,11 @@ async function until(cond: () => Promise<boolean>, ms = 30_000) {
 const T0 = 1_700_000_000_000_000_000n
 const line = (id: string, i: number) => `${id} value=${i} ${T0 + BigInt(i) * 1_000_000_000n}`
 
-t.test('two brokers, two workers and an API on QuestDB, Kafka and Redis, each in its own directory', { timeout: 300_000 }, async (t) => {
+t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Redis, each in its own directory', { timeout: 300_000 }, async (t) => {
   if (!await requireService(t, 'QuestDB', '127.0.0.1', 19000, 'scripts/services/questdb.sh start')) return
+  // Dropped last: teardowns run in reverse, after the processes below have stopped.
+  const catalogUrl = await testDatabase(t)
+  if (!catalogUrl) return
   const kafka = join(process.cwd(), 'scripts/services/kafka.sh')
   const kafkaEnv = { ...process.env, LINTEL_KAFKA_PORT: '29092', LINTEL_KAFKA_CONTROLLER_PORT: '29093' }
   await run('bash', [kafka, 'start'], { env: kafkaEnv })
@@ -100,11 +107,16 @@ t.test('two brokers, two workers and an API on QuestDB, Kafka and Redis, each in
     await Promise.all(clients.map((c) => c.endAsync(true)))
     for (const p of procs.reverse()) await stopProc(p)
   })
-  const api = await startRole(dir, 'api', 'api-1'); procs.push(api)
-  const workers = [await startRole(dir, 'worker', 'worker-1'), await startRole(dir, 'worker', 'worker-2')]
+  const role = (roles: string, nodeId: string) => startRole(dir, catalogUrl, roles, nodeId)
+  const api = await role('api', 'api-1'); procs.push(api)
+  const workers = [await role('worker', 'worker-1'), await role('worker', 'worker-2')]
   procs.push(...workers)
-  const brokerA = await startRole(dir, 'broker', 'broker-a'); procs.push(brokerA)
-  const brokerB = await startRole(dir, 'broker', 'broker-b'); procs.push(brokerB)
+  const brokerA = await role('broker', 'broker-a'); procs.push(brokerA)
+  const brokerB = await role('broker', 'broker-b'); procs.push(brokerB)
+  // A worker writes into its directory only later (metrics snapshot), or never: none is common.
+  const own = ['api-1', 'broker-a', 'broker-b', 'worker-1', 'worker-2']
+  t.same(readdirSync(dir).filter((d) => !own.includes(d)), [], 'no directory but the processes\' own (no catalog directory)')
+  for (const w of workers) t.match(w.out, 'worker: run-state changes by catalog notification (LISTEN/NOTIFY)', 'the worker listens for run-state changes')
 
   const pid = (await http(api.url!, 'POST', '/v2/company/project', { name: 'Scaled' })).body.resource.project.id
   const handle = (await http(api.url!, 'GET', `/v2/project/${pid}`)).body.project.project_handle
@@ -149,7 +161,11 @@ t.test('two brokers, two workers and an API on QuestDB, Kafka and Redis, each in
   const other = workers.find((w) => w !== owner)!
   t.equal((await http(api.url!, 'POST', `/v2/project/${pid}/virtual_datapoint?dataPointID=twin&type=formula`, { pins: { P1: { dataPointID: 'stream' } }, parameters: { formula: 'P1' } })).status, 201)
   t.ok(await until(async () => (await http(api.url!, 'GET', `/v2/project/${pid}/virtual_datapoint?dataPointID=twin`)).body.status === 'Ready to start'), 'the virtual datapoint is ready')
+  const notified = (w: Proc) => w.out.split('worker: run-state change notified').length - 1
+  const before = workers.map(notified)
   t.equal((await http(api.url!, 'POST', `/v2/project/${pid}/virtual_datapoint/run?dataPointID=twin&run=true`)).body.status, 'Running')
+  // The run reaches both workers by notification (no polling on the PostgreSQL catalog).
+  t.ok(await until(async () => workers.every((w, i) => notified(w) > before[i]), 10_000), 'both workers are notified of the run')
 
   // Kill the owning worker mid-stream: the other takes over; every acknowledged line arrives
   // exactly once, and so does each output of the virtual datapoint.

@@ -52,6 +52,7 @@ const parseThresholdState = (text: string | undefined): ThresholdState | undefin
 export class AlertRuntime implements ProjectRuntime {
   private readonly running = new Map<number, Running>()
   private readonly starting = new Map<number, number>()
+  private readonly disabling = new Set<number>()
   private batch: Transition[] = []
   private writing: Promise<void> = Promise.resolve()
   private readonly clock: Clock
@@ -195,14 +196,21 @@ export class AlertRuntime implements ProjectRuntime {
    * without a value, notified like any other), so no raise is left open.
    */
   async disable(alert: AlertRecord): Promise<void> {
-    const level = this.running.get(alert.id)?.level() ?? null
-    await this.stop(alert.id)
-    if (level !== null) {
-      this.push(alert.id, { kind: 'reset', level, previous_level: null, value: null, time: this.clock.now() * 1000 }, 'null',
-        channelsOf(parseNotification(alert.notification)))
-      await this.settled()
+    // The route and a reconcile may both disable it (API and worker in one process): one reset.
+    if (this.disabling.has(alert.id)) return
+    this.disabling.add(alert.id)
+    try {
+      const level = this.running.get(alert.id)?.level() ?? null
+      await this.stop(alert.id)
+      if (level !== null) {
+        this.push(alert.id, { kind: 'reset', level, previous_level: null, value: null, time: this.clock.now() * 1000 }, 'null',
+          channelsOf(parseNotification(alert.notification)))
+        await this.settled()
+      }
+      await this.deps.catalog.alerts.clearState(alert.id)
+    } finally {
+      this.disabling.delete(alert.id)
     }
-    await this.deps.catalog.alerts.clearState(alert.id)
   }
 
   async stopProject(projectId: number): Promise<void> {
@@ -234,7 +242,13 @@ export class AlertRuntime implements ProjectRuntime {
   async reconcile(): Promise<void> {
     const wanted = new Map((await this.deps.catalog.alerts.listByStatus(ALERT_LIFECYCLE.running))
       .filter((a) => this.owns(a.project_id)).map((a) => [a.id, a]))
-    await Promise.all([...this.running.keys()].filter((id) => !wanted.has(id)).map((id) => this.stop(id)))
+    // One disabled through an API in another process is disabled here (its reset raised and
+    // notified); one deleted, or of a project no longer owned, just stops.
+    await Promise.all([...this.running.keys()].filter((id) => !wanted.has(id)).map(async (id) => {
+      const a = await this.deps.catalog.alerts.find(id)
+      if (a && !ALERT_LIFECYCLE.running.includes(a.status_code) && this.owns(a.project_id)) await this.disable(a)
+      else await this.stop(id)
+    }))
     for (const a of wanted.values()) {
       if (this.running.has(a.id)) continue
       try {

@@ -3,6 +3,7 @@
 // durations on the live stream.
 import t from 'tap'
 import { parseThresholds } from '../../../engine/alerts/config.ts'
+import { ALERT_LIFECYCLE } from '../../../engine/alerts/lifecycle.ts'
 import { addAlert, alertSetup, seedProject } from './setup.ts'
 
 const S = 1_000_000
@@ -51,4 +52,35 @@ t.test('an alert deleted while running: its transitions are not stored', async (
   t.equal(s.alerts.metrics().raised, 1, 'evaluated')
   t.equal(await s.catalog.alerts.eventCount(a.id), 0, 'but nothing stored for a deleted alert')
   t.equal(await s.catalog.alerts.outboxCount(), 0)
+})
+
+t.test('disabled through an API in another process: the worker\'s reconcile resets the raised alert, once', async (t) => {
+  const s = await alertSetup(t)
+  const { projectId, series } = await seedProject(s.catalog)
+  const a = await addAlert(s.catalog, projectId, series, 'threshold', { thresholds: parseThresholds({ warn: { upper: 10 } }) }, { log: true })
+  await s.alerts.start(a)
+  await s.store.append([{ series, time: T0, value: 11 }])
+  await s.alerts.settled()
+  // The API process only writes the status; this process learns it by reconciling.
+  await s.catalog.alerts.setStatus(a.id, ALERT_LIFECYCLE.next(a.status_code, 'disable', a.name))
+  await s.alerts.reconcile()
+  t.notOk(s.alerts.isRunning(a.id))
+  t.match((await s.catalog.alerts.events(a.id, { limit: 10 })).map((e) => [e.kind, e.level, e.value]), [['reset', 'warn', null], ['raise', 'warn', 11]])
+  t.equal(await s.catalog.alerts.state(a.id), undefined)
+  // API and worker in one process: the route's disable and a reconcile at once give one reset.
+  const c = await addAlert(s.catalog, projectId, series, 'threshold', { thresholds: parseThresholds({ warn: { upper: 10 } }) }, { log: true })
+  await s.alerts.start(c)
+  await s.store.append([{ series, time: T0 + 2 * S, value: 13 }])
+  await s.alerts.settled()
+  const cMoved = await s.catalog.alerts.setStatus(c.id, ALERT_LIFECYCLE.next(c.status_code, 'disable', c.name))
+  await Promise.all([s.alerts.disable(cMoved), s.alerts.reconcile()])
+  t.same((await s.catalog.alerts.events(c.id, { limit: 10 })).map((e) => e.kind), ['reset', 'raise'], 'one reset')
+  // A deleted alert just stops.
+  const b = await addAlert(s.catalog, projectId, series, 'threshold', { thresholds: parseThresholds({ warn: { upper: 10 } }) })
+  await s.alerts.start(b)
+  await s.store.append([{ series, time: T0 + 3 * S, value: 12 }])
+  await s.alerts.settled()
+  await s.catalog.alerts.remove(b.id)
+  await s.alerts.reconcile()
+  t.notOk(s.alerts.isRunning(b.id))
 })

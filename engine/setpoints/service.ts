@@ -175,6 +175,11 @@ export class SetpointService {
     }
   }
 
+  /** Deadlines armed plus updates under way in this process (0: nothing left to do here). */
+  get busy(): number {
+    return this.timers.size + this.chains.size
+  }
+
   /** Clears every timer (shutdown); the catalog keeps the deadlines for resume(). */
   stopAll(): void {
     for (const t of this.timers.values()) clearTimeout(t)

@@ -36,6 +36,7 @@ import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { Documents } from '../engine/blobs/documents.ts'
 import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
 import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
+import { clusterPublisher, forwardSetpointAnswers, listenSetpointAnswers } from '../ingest/mqtt/setpoint-relay.ts'
 import { buildApp } from './app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
@@ -190,16 +191,33 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     })
   }
 
-  // Setpoints need the API and the broker in one process (the embedded default): the service
-  // publishes NEWSPT through the broker and hears the edge's answers from it.
+  // Setpoints: with the broker in this process (the embedded default) the service publishes
+  // NEWSPT through it and hears the edge's answers from it. Scaled mode (Redis): broker nodes
+  // forward the answers they validated on an internal Redis channel, and an API process
+  // without the broker role publishes through a publish-only member of the broker cluster
+  // (ingest/mqtt/setpoint-relay.ts). Without either, setpoints answer 503.
+  if (broker && config.redisUrl) {
+    const forward = forwardSetpointAnswers(broker.controls, config.redisUrl, (err) => logger.warn({ err }, 'setpoints: answer not forwarded'))
+    closers.push(() => forward.close())
+  }
   let setpoints: SetpointService | undefined
-  if (broker && roles.has('api')) {
+  const onAnswerError = (err: unknown) => logger.error({ err }, 'setpoints: answer not recorded')
+  const remote = !broker && roles.has('api') && config.redisUrl
+    ? await clusterPublisher(config.redisUrl, (err) => logger.warn({ err }, 'setpoints: cluster publisher'))
+    : undefined
+  if (remote) closers.push(() => remote.close())
+  const publisher = broker ?? remote
+  if (publisher && roles.has('api')) {
     setpoints = new SetpointService({
       setpoints: catalog.setpoints, timeoutMs: config.setpointTimeoutMs, log: logger.child({ component: 'setpoints' }),
-      publish: setpointPublisher(broker, catalog),
+      publish: setpointPublisher(publisher, catalog),
     })
     const s = setpoints
-    linkSetpointAnswers(broker, s, (err) => logger.error({ err }, 'setpoints: answer not recorded'))
+    if (broker) linkSetpointAnswers(broker, s, onAnswerError)
+    else {
+      const listening = await listenSetpointAnswers(config.redisUrl!, s, onAnswerError)
+      closers.push(() => listening.close())
+    }
     projectRuntimes.register('setpoints', setpoints)
     await setpoints.resume()
     closers.push(() => s.stopAll())

@@ -232,7 +232,8 @@ export interface SetpointsPort {
   bounds(projectId: number, dataPointID: string): Promise<WriteBounds | undefined>
   setBounds(projectId: number, dataPointID: string, b: WriteBounds): Promise<WriteBounds>
   create(op: NewSetpointOperation): Promise<SetpointOperation>
-  advance(reference: string, status: string, entry: SetpointLogEntry, change?: { old_value?: string | null; deadline?: number | null }, current?: SetpointOperation): Promise<SetpointOperation>
+  /** Compare-and-set: undefined when the operation is no longer as `current` (or a fresh read) shows it. */
+  advance(reference: string, status: string, entry: SetpointLogEntry, change?: { old_value?: string | null; deadline?: number | null }, current?: SetpointOperation): Promise<SetpointOperation | undefined>
   find(reference: string): Promise<SetpointOperation | undefined>
   get(reference: string): Promise<SetpointOperation>
   listByDatapoint(projectId: number, dataPointID: string, limit?: number): Promise<SetpointOperation[]>

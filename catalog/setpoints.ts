@@ -112,17 +112,22 @@ export class Setpoints {
     return { ...op, old_value: null }
   }
 
-  /** Moves an operation to `status`, appending one log entry (and old_value / deadline when given). */
-  async advance(reference: string, status: string, entry: SetpointLogEntry, change: { old_value?: string | null; deadline?: number | null } = {}, current?: SetpointOperation): Promise<SetpointOperation> {
+  /**
+   * Moves an operation to `status`, appending one log entry (and old_value / deadline when
+   * given), only if it is still as `current` (or a fresh read) shows it: several API
+   * processes may hear the same answer or time out the same operation, and only the first
+   * change counts. Undefined when the operation changed meanwhile (or does not exist).
+   */
+  async advance(reference: string, status: string, entry: SetpointLogEntry, change: { old_value?: string | null; deadline?: number | null } = {}, current?: SetpointOperation): Promise<SetpointOperation | undefined> {
     // `current`: the caller's fresh read of the operation (saves reading it again)
-    const op = current?.reference === reference ? { ...current, log: [...current.log] } : await this.get(reference)
-    op.log.push(entry)
-    op.status = status
+    const seen = current?.reference === reference ? current : await this.find(reference)
+    if (!seen) return undefined
+    const op = { ...seen, log: [...seen.log, entry], status }
     if (change.old_value !== undefined) op.old_value = change.old_value
     if (change.deadline !== undefined) op.deadline = change.deadline
-    this.sql('UPDATE setpoint_operations SET status = ?, old_value = ?, deadline = ?, log = ? WHERE reference = ?')
-      .run(op.status, op.old_value, op.deadline, JSON.stringify(op.log), reference)
-    return op
+    const done = this.sql('UPDATE setpoint_operations SET status = ?, old_value = ?, deadline = ?, log = ? WHERE reference = ? AND status = ? AND log = ?')
+      .run(op.status, op.old_value, op.deadline, JSON.stringify(op.log), reference, seen.status, JSON.stringify(seen.log))
+    return done.changes === 1 ? op : undefined
   }
 
   async find(reference: string): Promise<SetpointOperation | undefined> {

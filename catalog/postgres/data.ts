@@ -482,13 +482,15 @@ export function setpoints(sql: Sql): SetpointsPort {
       return { ...op, old_value: null }
     },
     advance: async (reference, status, entry, change = {}, current?: SetpointOperation) => {
-      const op = current?.reference === reference ? { ...current, log: [...current.log] } : await get(reference)
-      op.log.push(entry)
-      op.status = status
+      // Compare-and-set on what was read: only the first of several API processes moves it.
+      const seen = current?.reference === reference ? current : await find(reference)
+      if (!seen) return undefined
+      const op = { ...seen, log: [...seen.log, entry], status }
       if (change.old_value !== undefined) op.old_value = change.old_value
       if (change.deadline !== undefined) op.deadline = change.deadline
-      await sql.run('UPDATE setpoint_operations SET status = ?, old_value = ?, deadline = ?, log = ? WHERE reference = ?', op.status, op.old_value, op.deadline, JSON.stringify(op.log), reference)
-      return op
+      const n = await sql.run('UPDATE setpoint_operations SET status = ?, old_value = ?, deadline = ?, log = ? WHERE reference = ? AND status = ? AND log = ?',
+        op.status, op.old_value, op.deadline, JSON.stringify(op.log), reference, seen.status, JSON.stringify(seen.log))
+      return n === 1 ? op : undefined
     },
     find,
     get,

@@ -15,6 +15,9 @@
 // An answer is taken only from the operation's own project (the broker admits only that
 // project's write accounts with the datapoint in their reach) and for the operation's
 // datapoint; any other answer, and one for an operation already final, is ignored and counted.
+// Scaled mode (several API processes hear every answer and may all time out an operation):
+// each state change is conditional on the state read (catalog advance), so only the first
+// writes its log entry; an `accepted` entry already in the log is not repeated.
 // Unacknowledged operations (spec 2 rule 3) stay `requested`: the edge answers nothing.
 import { randomUUID } from 'node:crypto'
 import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation } from '../../catalog/setpoints.ts'
@@ -62,6 +65,7 @@ export interface SetpointRequest {
   requestedBy: string
 }
 
+const ACCEPTED = 'Accepted by the edge device'
 const text = (code: number) => SETPOINT_LIFECYCLE.text(code)
 const show = (v: number | null | undefined) => (v === null || v === undefined ? 'null' : String(v))
 
@@ -94,6 +98,8 @@ export class SetpointService {
     this.counters.requested++
     const deadline = r.acked ? this.now() + this.timeoutMs : null
     let sent = await this.move(op.reference, 'send', 'Request sent to the edge device', { deadline })
+    // Another API process ended it meanwhile (its resume() at start fails `initialized` ones): not sent.
+    if (!sent) return (await this.deps.setpoints.find(op.reference))!
     if (deadline !== null) this.arm(op.reference, deadline) // before publishing: an answer then finds it armed
     try {
       await this.deps.publish(r.projectId, {
@@ -123,7 +129,9 @@ export class SetpointService {
     if (codeOf(op.status) !== REQUESTED) return this.ignored(c, `operation '${ack.reference}' is already ${op.status}`)
     const by = `(edge account ${c.username})`
     if (ack.result === 'accepted') {
-      await this.move(op.reference, 'accepted', `Accepted by the edge device ${by}`)
+      // Several API processes hear the same answer (scaled mode): one entry is enough.
+      if (op.log.some((e) => e.msg.startsWith(ACCEPTED))) return
+      await this.move(op.reference, 'accepted', `${ACCEPTED} ${by}`)
       return
     }
     if (ack.result === 'refused') {
@@ -167,6 +175,11 @@ export class SetpointService {
     }
   }
 
+  /** Deadlines armed plus updates under way in this process (0: nothing left to do here). */
+  get busy(): number {
+    return this.timers.size + this.chains.size
+  }
+
   /** Clears every timer (shutdown); the catalog keeps the deadlines for resume(). */
   stopAll(): void {
     for (const t of this.timers.values()) clearTimeout(t)
@@ -190,13 +203,16 @@ export class SetpointService {
     const op = await this.deps.setpoints.find(reference)
     if (!op || !SETPOINT_LIFECYCLE.allows(codeOf(op.status), trigger)) return undefined
     const to = SETPOINT_LIFECYCLE.next(codeOf(op.status), trigger, reference)
-    if (to === WRITTEN || to === FAILED) {
+    // Conditional: another API process may have moved it since the read (scaled mode).
+    const moved = await this.deps.setpoints.advance(reference, text(to), { msg, status: text(to), time: this.time(), ...extra }, change, op)
+    const final = codeOf((moved ?? (await this.deps.setpoints.find(reference)) ?? op).status)
+    if (final === WRITTEN || final === FAILED) {
       clearTimeout(this.timers.get(reference))
       this.timers.delete(reference)
-      if (to === WRITTEN) this.counters.written++
-      else this.counters.failed++
     }
-    return this.deps.setpoints.advance(reference, text(to), { msg, status: text(to), time: this.time(), ...extra }, change, op)
+    if (moved && to === WRITTEN) this.counters.written++
+    if (moved && to === FAILED) this.counters.failed++
+    return moved
   }
 
   private serial<T>(reference: string, fn: () => Promise<T>): Promise<T> {

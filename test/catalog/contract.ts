@@ -447,7 +447,11 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.same((await c.setpoints.listByDatapoint(project.id, 'sp', 1)).map((o) => o.reference), ['r2'])
     t.same((await c.setpoints.listAwaiting()).map((o) => o.reference), ['r1'], 'requested without a deadline awaits nothing')
     t.same((await c.setpoints.listAwaiting(project.id + 1000)), [])
-    await c.setpoints.advance('r1', 'done', { msg: 'ok', status: 'done', time: 't2' }, { deadline: null }, next)
+    const done = await c.setpoints.advance('r1', 'done', { msg: 'ok', status: 'done', time: 't2' }, { deadline: null }, next)
+    t.equal(done?.status, 'done')
+    // Compare-and-set: a second process acting on the same earlier read changes nothing.
+    t.equal(await c.setpoints.advance('r1', 'failed', { msg: 'late', status: 'failed', time: 't3' }, {}, next), undefined, 'stale read: not moved')
+    t.equal(await c.setpoints.advance('none', 'failed', { msg: 'x', status: 'failed', time: 't3' }), undefined)
     t.same(await c.setpoints.listAwaiting(project.id), [])
     t.equal((await c.setpoints.get('r1')).log.length, 3)
   })

@@ -7,6 +7,7 @@ import { Catalog } from '../../../catalog/index.ts'
 import { SETPOINT_LIFECYCLE, INITIALIZED, REQUESTED, WRITTEN, FAILED } from '../../../engine/setpoints/lifecycle.ts'
 import { SetpointService, type SetpointWrite } from '../../../engine/setpoints/service.ts'
 import { readSetpointAck } from '../../../protocol/setpoint-messages.ts'
+import { waitFor } from '../../helpers/wait.ts'
 
 const NULLS = new Array(16).fill(null)
 
@@ -97,4 +98,32 @@ t.test('resume: requested operations keep their deadline, initialized ones end; 
   t.equal((await p.catalog.setpoints.get(a.reference)).status, 'failed')
   t.match((await p.catalog.setpoints.get(a.reference)).log.at(-1)!.msg, /is being deleted/)
   t.equal((await p.catalog.setpoints.get(b.reference)).status, 'requested', 'other projects are untouched')
+})
+
+t.test('several API processes on one catalog: every answer and the time-out are logged once', async (t) => {
+  const s = await setup(t, { timeoutMs: 200 })
+  // A second API process: its own service (no shared memory), the same catalog.
+  const other = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 200, publish: async () => 'CONTROLS/g/h' })
+  t.teardown(() => other.stopAll())
+  const both = (m: Record<string, unknown>) => {
+    const read = readSetpointAck({ type: 'SPTACK', swop_version: 0.1, datapoint: 'dp', ...m })
+    if (!read.ok) throw new Error(read.error)
+    return Promise.all([s.service.onAnswer({ projectId: s.p1, username: 'edge' }, read.ack), other.onAnswer({ projectId: s.p1, username: 'edge' }, read.ack)])
+  }
+  const op = await s.req()
+  await both({ reference: op.reference, result: 'accepted' })
+  await both({ reference: op.reference, result: 'accepted' }) // heard again later
+  await both({ reference: op.reference, result: 'written', priorityArray: NULLS, present_value: 21 })
+  const done = await s.catalog.setpoints.get(op.reference)
+  t.same(done.log.map((e) => e.status), ['initialized', 'requested', 'requested', 'written'], 'one accepted and one written entry')
+  t.equal(s.service.counters.written + other.counters.written, 1)
+
+  // Both processes time out the same operation (the other one armed it at its start).
+  const late = await s.req()
+  t.same(await other.resume(), { waiting: 1, ended: 0 })
+  await waitFor(async () => (await s.catalog.setpoints.get(late.reference)).status === 'failed', { timeoutMs: 5000, what: 'the time-out' })
+  await waitFor(() => s.service.busy === 0 && other.busy === 0, { what: 'both time-outs to have run' })
+  const failed = await s.catalog.setpoints.get(late.reference)
+  t.same(failed.log.map((e) => e.status), ['initialized', 'requested', 'failed'], 'one failure entry')
+  t.equal(s.service.counters.failed + other.counters.failed, 1)
 })

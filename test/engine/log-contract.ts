@@ -161,6 +161,8 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     for (const p of projects) t.equal(log.partitionOf(p), log.partitionOf(p), `project ${p}: one partition`)
     await fence(log, projects)
     await until(() => projects.every((p) => fenced(a, [p])() || fenced(b, [p])()), WAIT, 'every fence at one member')
+    // B's join rebalances the group; A may handle the fences before that has finished.
+    await until(() => mineA.size > 0 && mineB.size > 0, WAIT, () => `both to own partitions (A: ${[...mineA]}, B: ${[...mineB]})`)
     t.ok(mineA.size > 0 && mineB.size > 0, `both own partitions (A: ${[...mineA]}, B: ${[...mineB]})`)
     t.same([...mineA].filter((p) => mineB.has(p)), [], 'no partition owned twice')
     await a.sub.stop()

@@ -14,7 +14,10 @@ function watch(path: { bus: { series(s: number): { subscribe(f: (o: { time: numb
   const seen: { time: number; value: number; stored: boolean }[] = []
   const checks: Promise<void>[] = []
   path.bus.series(series).subscribe((o) => {
-    checks.push(store.read(series, { start: o.time, end: o.time + 1 }).then((p) => { seen.push({ ...o, stored: p.length === 1 }) }))
+    // In bus order; the reads (asked at once) may finish in any order in the store's reader pool.
+    const entry = { ...o, stored: false }
+    seen.push(entry)
+    checks.push(store.read(series, { start: o.time, end: o.time + 1 }).then((p) => { entry.stored = p.length === 1 }))
   })
   return { seen, settled: () => Promise.all(checks) }
 }

@@ -18,8 +18,8 @@ import type { Catalog } from '../catalog/index.ts'
 import type { Datapoint } from '../catalog/types.ts'
 import { LintelError } from '../core/errors.ts'
 
-/** Identifiers looked up, or datapoints created, between two turns of the event loop. */
-export const STEP = 1000
+/** Identifiers looked up, or datapoints created, between two turns of the event loop (creating 1,000 took 16-27 ms on the shared machine: too long for one turn). */
+export const STEP = 250
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Whether the caller may write the datapoint (tags as stored; a new one has none). */

@@ -16,6 +16,7 @@ export const SPAWNS_PLATFORM = new Set([
   'test/api/start.test.ts',
   'test/catalog/migrations.test.ts',
   'test/e2e/scaled.test.ts',
+  'test/engine/analytics/library.test.ts',
   'test/engine/store-durability.test.ts',
   'test/engine/vdp-restart.test.ts',
   'test/readme/readme.test.ts',

@@ -123,13 +123,18 @@ t.test('listing 200,000 datapoints and reading 1,000,000 observations keep the e
   t.ok(all.maxMs < LIMIT_MS, `raw read of 1,000,000: event loop held ${all.maxMs.toFixed(1)} ms (wall ${all.wallMs.toFixed(1)})`)
 
   // The last `max` before nothing (from the end) and the first `max` from start, across chunks.
-  const last = await calmest(() => get(p.admin, `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=big&max=250001`))
-  const lastData = parse(last.result).data
-  t.equal(lastData.length, 250_001)
-  t.same(lastData[0], { time: formatTimestamp(T0 + 749_999_000_000), value: 749_999 })
-  t.ok(last.maxMs < LIMIT_MS, `last 250,001: event loop held ${last.maxMs.toFixed(1)} ms (wall ${last.wallMs.toFixed(1)})`)
-  const fromStart = await p.call(p.admin, 'GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=big&max=20001&start=${encodeURIComponent(formatTimestamp(T0 + 5_000_000))}`)
-  t.same([fromStart.body.data.length, fromStart.body.data[0].value, fromStart.body.data[20_000].value], [20_001, 5, 20_005])
+  {
+    // In a block: the 250,001 parsed entries must not stay alive into the ingest measured
+    // below, where a major collection marking them would count as a stall of the server.
+    const last = await calmest(() => get(p.admin, `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=big&max=250001`))
+    const lastData = parse(last.result).data
+    t.equal(lastData.length, 250_001)
+    t.same(lastData[0], { time: formatTimestamp(T0 + 749_999_000_000), value: 749_999 })
+    t.ok(last.maxMs < LIMIT_MS, `last 250,001: event loop held ${last.maxMs.toFixed(1)} ms (wall ${last.wallMs.toFixed(1)})`)
+    last.result.bytes.length = 0
+    const fromStart = await p.call(p.admin, 'GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=big&max=20001&start=${encodeURIComponent(formatTimestamp(T0 + 5_000_000))}`)
+    t.same([fromStart.body.data.length, fromStart.body.data[0].value, fromStart.body.data[20_000].value], [20_001, 5, 20_005])
+  }
 
   // One JSON body naming 10,000 new datapoints: checked, looked up and created in steps (the
   // body itself is parsed in one piece: ~15 ms per MB).

@@ -6,7 +6,7 @@
 //   currency delete BASE QUOTE --from DATE
 import type { Catalog } from '../catalog/index.ts'
 import { currencyCode } from '../engine/currency.ts'
-import { formatTimestamp, parseTimestamp } from '../ingest/timestamp.ts'
+import { formatTimestamp, parseTimestamp } from '../core/timestamp.ts'
 
 export const CURRENCY_USAGE = `  currency set BASE QUOTE RATE --from DATE
       An exchange rate for currency_system: 1 BASE is RATE QUOTE (ISO 4217 codes) from DATE

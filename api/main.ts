@@ -161,8 +161,9 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     : undefined
 
   // Every runtime that works for a project stops it before the project is deleted (item 7 of
-  // issue 9). Later runtimes (setpoints, alerts, apps) register here as well. A process
-  // without the worker role has none: the worker's reconcile() stops what the catalog lost.
+  // issue 9): virtual datapoints, alerts, analytics' weekly runs and setpoints register here.
+  // A process without the worker role runs none of the first three: the worker's reconcile()
+  // stops what the catalog lost.
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
@@ -172,6 +173,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
   // workers share it through the catalog's ledger: each week runs once).
   const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, log: logger.child({ component: 'analytics' }) })
+  projectRuntimes.register('analytics', analytics)
   if (roles.has('worker')) {
     analytics.start()
     closers.push(() => analytics.stop())

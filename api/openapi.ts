@@ -112,11 +112,23 @@ export const swaggerOptions: SwaggerOptions = {
     },
     security: [{ basic: [] }, { bearer: [] }],
   },
-  // Documentation only: the upload route streams the file, so it has no body to validate.
   transform: ({ schema, url }) => {
     const s = schema as unknown as Record<string, unknown> | undefined
-    if (!s || !(s.consumes as string[] | undefined)?.includes('multipart/form-data')) return { schema, url }
+    if (!s) return { schema, url }
+    const documented = { ...s }
+    for (const part of ['querystring', 'body'] as const) if (s[part] !== undefined) documented[part] = optionalDefaults(s[part])
+    // Documentation only: the upload route streams the file, so it has no body to validate.
+    if (!(s.consumes as string[] | undefined)?.includes('multipart/form-data')) return { schema: documented as never, url }
     const body = url.includes('/importTimeseries') ? UPLOAD_BODIES.importTimeseries : UPLOAD_BODIES.file
-    return { schema: { ...s, body } as never, url }
+    return { schema: { ...documented, body } as never, url }
   },
+}
+
+/** A property with a default is filled in by the server (ajv useDefaults), so a client may
+ *  leave it out: the document must not call it required (prism refused such requests). */
+function optionalDefaults(schema: unknown): unknown {
+  const o = schema as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined
+  if (!o?.properties || !o.required) return schema
+  const required = o.required.filter((k) => o.properties![k]?.default === undefined)
+  return { ...o, required: required.length > 0 ? required : undefined }
 }

@@ -95,7 +95,7 @@ export const endpoints: readonly Endpoint[] = [
   e(103, 'POST', '/v2/alert/{alert_id}/disable', 'Project', 'Disable an alert (a raised alert is reset)'),
   e(104, 'DELETE', '/v2/alert/{alert_id}', 'Project', 'Delete an alert with its events'),
   e(105, 'GET', '/v2/project/{project_id}/alerts', 'Project', 'List alerts: pages, filter (level, enabled, dataPointID), search, sort'),
-  e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: alerts are not modified in place (delete and recreate)'),
+  e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: in-place modification of alerts is no longer supported (delete and recreate)'),
   e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
   e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
   // Component library (spec 3 "Component models", issue 12): block 110-112. Global reference

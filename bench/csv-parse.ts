@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
 import { parseCsvStream } from '../ingest/csv/import.ts'
-import { formatTimestamp } from '../ingest/timestamp.ts'
+import { formatTimestamp } from '../core/timestamp.ts'
 
 function arg(name: string, dflt: number): number {
   const i = process.argv.indexOf('--' + name)

@@ -6,7 +6,9 @@
 //   - the event-loop delay of the server (perf_hooks.monitorEventLoopDelay, bench/loop-probe.ts)
 //     while big reads run;
 //   - mixed reads and writes with 10 connections (autocannon): requests/s and latency.
-// Medians of RUNS runs (default 5). Prints one JSON object per line.
+// Medians of RUNS runs (default 5). Prints one JSON object per line. ONLY=reads measures the
+// reads alone (no event-loop, mixed or QuestDB part), e.g. for a profile of the server:
+//   ONLY=reads BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:reads
 // QuestDB at $LINTEL_QUESTDB_URL (default http://127.0.0.1:19000); skipped when unreachable.
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -22,6 +24,7 @@ const emit = (o: object) => emitLine({ ...o, load1: Math.round(loadavg()[0] * 10
 
 const RUNS = Number(process.env.RUNS ?? 5)
 const MIX_SECONDS = Number(process.env.MIX_SECONDS ?? 10)
+const READS_ONLY = process.env.ONLY === 'reads'
 const Y0 = Date.UTC(2023, 0, 1)
 const MINUTES = 525_600
 const value = (i: number) => Math.round((20 + 5 * Math.sin(i / 720) + (i % 17) / 10) * 100) / 100
@@ -67,65 +70,69 @@ try {
     emit({ bench: 'reads', read: name, http: true, median_ms: Math.round(median(runs) * 100) / 100, runs_ms: runs.map((x) => Math.round(x * 100) / 100), points: last.n, bytes: last.bytes, target_ms: Number.isNaN(target) ? undefined : target })
   }
 
-  // Event-loop delay of the server while big reads run one after another.
-  const probe = () => { server.child.kill('SIGUSR2'); return new Promise((r) => setTimeout(r, 100)) }
-  await probe()
-  for (let r = 0; r < 3; r++) { await get(q(`${year}&samplerate=15m`)); await get(q('start=2023-01-01T00:00:00Z&max=100000')) }
-  await probe()
-  emit({ bench: 'reads', step: 'server event-loop delay during 3 x (15-minute means of a year + 100,000 raw points)', loop_delay_ms: JSON.parse(readFileSync(probeFile, 'utf8')) })
-
-  // Mixed load: half writes (10 observations of another series each), half reads.
-  let tick = 0
-  const write = () => JSON.stringify({ live: Array.from({ length: 10 }, () => ({ time: new Date(Y0 + (tick++) * 1000).toISOString(), value: tick % 100 })) })
-  const headers = { authorization: basicHeader, 'content-type': 'application/json' }
-  const post = { method: 'POST' as const, path: `/v2/project/${pid}/timeseries`, headers, setupRequest: (req: any) => ({ ...req, body: write() }) }
-  const mixRuns: Array<{ rps: number; p50: number; p99: number; errors: number }> = []
-  for (let r = 0; r < 3; r++) {
+  // A labelled block: ONLY=reads leaves it.
+  loadParts: {
+    if (READS_ONLY) break loadParts
+    // Event-loop delay of the server while big reads run one after another.
+    const probe = () => { server.child.kill('SIGUSR2'); return new Promise((r) => setTimeout(r, 100)) }
     await probe()
-    const result = await autocannon({
-      url: server.url, connections: 10, duration: MIX_SECONDS,
-      requests: [
-        post, { method: 'GET', path: q('max=100'), headers },
-        post, { method: 'GET', path: q(`${year}&samplerate=1d`), headers },
-        post, { method: 'GET', path: q('start=2023-06-01T00:00:00Z&end=2023-06-02T00:00:00Z&samplerate=1h'), headers },
-        post, { method: 'GET', path: q('start=2023-06-01T00:00:00Z&end=2023-06-08T00:00:00Z&samplerate=15m'), headers },
-      ],
+    for (let r = 0; r < 3; r++) { await get(q(`${year}&samplerate=15m`)); await get(q('start=2023-01-01T00:00:00Z&max=100000')) }
+    await probe()
+    emit({ bench: 'reads', step: 'server event-loop delay during 3 x (15-minute means of a year + 100,000 raw points)', loop_delay_ms: JSON.parse(readFileSync(probeFile, 'utf8')) })
+
+    // Mixed load: half writes (10 observations of another series each), half reads.
+    let tick = 0
+    const write = () => JSON.stringify({ live: Array.from({ length: 10 }, () => ({ time: new Date(Y0 + (tick++) * 1000).toISOString(), value: tick % 100 })) })
+    const headers = { authorization: basicHeader, 'content-type': 'application/json' }
+    const post = { method: 'POST' as const, path: `/v2/project/${pid}/timeseries`, headers, setupRequest: (req: any) => ({ ...req, body: write() }) }
+    const mixRuns: Array<{ rps: number; p50: number; p99: number; errors: number }> = []
+    for (let r = 0; r < 3; r++) {
+      await probe()
+      const result = await autocannon({
+        url: server.url, connections: 10, duration: MIX_SECONDS,
+        requests: [
+          post, { method: 'GET', path: q('max=100'), headers },
+          post, { method: 'GET', path: q(`${year}&samplerate=1d`), headers },
+          post, { method: 'GET', path: q('start=2023-06-01T00:00:00Z&end=2023-06-02T00:00:00Z&samplerate=1h'), headers },
+          post, { method: 'GET', path: q('start=2023-06-01T00:00:00Z&end=2023-06-08T00:00:00Z&samplerate=15m'), headers },
+        ],
+      })
+      await probe()
+      const loop = JSON.parse(readFileSync(probeFile, 'utf8'))
+      const x = { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, loop_delay_ms: loop }
+      mixRuns.push(x)
+      emit({ bench: 'reads', step: `mixed run ${r + 1}`, ...x })
+    }
+    emit({
+      bench: 'reads', mixed: '10 connections, 50% writes of 10 observations, 50% reads (last 100 raw; daily means of a year; hourly means of a day; 15-minute means of a week)',
+      median_rps: median(mixRuns.map((x) => x.rps)), median_p99_ms: median(mixRuns.map((x) => x.p99)), target: { rps: 1000, p99_ms: 50 },
     })
-    await probe()
-    const loop = JSON.parse(readFileSync(probeFile, 'utf8'))
-    const x = { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx, loop_delay_ms: loop }
-    mixRuns.push(x)
-    emit({ bench: 'reads', step: `mixed run ${r + 1}`, ...x })
-  }
-  emit({
-    bench: 'reads', mixed: '10 connections, 50% writes of 10 observations, 50% reads (last 100 raw; daily means of a year; hourly means of a day; 15-minute means of a week)',
-    median_rps: median(mixRuns.map((x) => x.rps)), median_p99_ms: median(mixRuns.map((x) => x.p99)), target: { rps: 1000, p99_ms: 50 },
-  })
 
-  // QuestDB's own SAMPLE BY on the same data.
-  const url = process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000'
-  const table = `bench_reads_${process.pid}`
-  let qdb
-  try { qdb = await openQuestdbStore({ url, table }) } catch (err) { progress(`QuestDB not reachable at ${url}: ${(err as Error).message}; skipped`) }
-  if (qdb) {
-    try {
-      const all = Array.from({ length: MINUTES }, (_, i) => ({ series: 1, time: (Y0 + i * 60_000) * 1000, value: value(i) }))
-      for (let i = 0; i < all.length; i += 100_000) await qdb.append(all.slice(i, i + 100_000))
-      const Y1 = Date.UTC(2024, 0, 1) * 1000
-      const cases: Array<[string, () => Promise<unknown>]> = [
-        ['15-minute means over the year', () => qdb.sample(1, { start: Y0 * 1000, end: Y1, interval: 15 * 60_000_000 })],
-        ['daily means over the year', () => qdb.sample(1, { start: Y0 * 1000, end: Y1, interval: 86_400_000_000 })],
-        ['last 1,000 raw', () => qdb.read(1, { limit: 1000, from: 'last' })],
-      ]
-      for (const [name, fn] of cases) {
-        await fn()
-        const runs: number[] = []
-        for (let r = 0; r < RUNS; r++) { const t0 = performance.now(); await fn(); runs.push(performance.now() - t0) }
-        emit({ bench: 'reads', read: name, questdb: 'SAMPLE BY / ORDER BY through the scaled store (one /exec request, not through the platform HTTP API)', median_ms: Math.round(median(runs) * 100) / 100, runs_ms: runs.map((x) => Math.round(x * 100) / 100) })
+    // QuestDB's own SAMPLE BY on the same data.
+    const url = process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000'
+    const table = `bench_reads_${process.pid}`
+    let qdb
+    try { qdb = await openQuestdbStore({ url, table }) } catch (err) { progress(`QuestDB not reachable at ${url}: ${(err as Error).message}; skipped`) }
+    if (qdb) {
+      try {
+        const all = Array.from({ length: MINUTES }, (_, i) => ({ series: 1, time: (Y0 + i * 60_000) * 1000, value: value(i) }))
+        for (let i = 0; i < all.length; i += 100_000) await qdb.append(all.slice(i, i + 100_000))
+        const Y1 = Date.UTC(2024, 0, 1) * 1000
+        const cases: Array<[string, () => Promise<unknown>]> = [
+          ['15-minute means over the year', () => qdb.sample(1, { start: Y0 * 1000, end: Y1, interval: 15 * 60_000_000 })],
+          ['daily means over the year', () => qdb.sample(1, { start: Y0 * 1000, end: Y1, interval: 86_400_000_000 })],
+          ['last 1,000 raw', () => qdb.read(1, { limit: 1000, from: 'last' })],
+        ]
+        for (const [name, fn] of cases) {
+          await fn()
+          const runs: number[] = []
+          for (let r = 0; r < RUNS; r++) { const t0 = performance.now(); await fn(); runs.push(performance.now() - t0) }
+          emit({ bench: 'reads', read: name, questdb: 'SAMPLE BY / ORDER BY through the scaled store (one /exec request, not through the platform HTTP API)', median_ms: Math.round(median(runs) * 100) / 100, runs_ms: runs.map((x) => Math.round(x * 100) / 100) })
+        }
+      } finally {
+        await fetch(`${url}/exec?query=${encodeURIComponent(`DROP TABLE IF EXISTS ${table}`)}`).catch(() => {})
+        await qdb.close()
       }
-    } finally {
-      await fetch(`${url}/exec?query=${encodeURIComponent(`DROP TABLE IF EXISTS ${table}`)}`).catch(() => {})
-      await qdb.close()
     }
   }
 } finally {

@@ -25,7 +25,7 @@
 // Figures and what bounds them: README "Benchmarks".
 // Usage: npm run bench:vdp   (BENCH_RUNS=3, BENCH_ROUNDS=200, BENCH_RATE=100000,
 //   BENCH_RATE_SECONDS=10, BENCH_CONCURRENCY=4, BENCH_TRANSPORT=http,mqtt, BENCH_VDPS=1000,
-//   BENCH_PROFILE=<dir>: the server writes a --cpu-prof profile there)
+//   BENCH_PROFILE=<dir>: the server and its store workers write --cpu-prof profiles there)
 import Database from 'better-sqlite3'
 import mqtt, { type MqttClient } from 'mqtt'
 import { join } from 'node:path'
@@ -246,7 +246,10 @@ const record = (key: string, eps: number, p50: number, p99: number) => {
 
 for (let run = 1; run <= RUNS; run++) {
   const profile = process.env.BENCH_PROFILE
-  if (profile) process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profile}` // read by startServer
+  if (profile) { // read by startServer; the store's writer and readers are profiled too
+    process.env.BENCH_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profile}`
+    process.env.LINTEL_WORKER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${profile}`
+  }
   const server = await startServer({ LINTEL_MQTT_TCP_PORT: '0' })
   try {
     progress(`run ${run}/${RUNS}: creating and starting ${VDPS} virtual datapoints`)

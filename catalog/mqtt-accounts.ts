@@ -9,7 +9,8 @@
 // client ids in the broker. Operator-issued accounts reach all datapoints of their project.
 import { randomBytes } from 'node:crypto'
 import { statements, type Db } from './db.ts'
-import { ConflictError, NotFoundError } from '../core/errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from '../core/errors.ts'
+import { controlCharacterIn, quoteIdentifier } from '../core/identifier.ts'
 import { hashPassword } from './passwords.ts'
 import type { TagAuth } from './types.ts'
 
@@ -60,6 +61,16 @@ export function withReach(row: MqttAccountRow & ReachRow): MqttAccountWithReach 
   return { ...account, reach, session_scope: session_scope ?? `account-${account.id}` }
 }
 
+/**
+ * The 400 of a username holding a control character (issue 9 item 9: the rule of datapoint
+ * identifiers, core/identifier.ts). Usernames name the account in logs and refusals; a
+ * control character there could hide or mimic another account. Both adapters, API and CLI.
+ */
+export function assertUsername(username: string): void {
+  const c = controlCharacterIn(username)
+  if (c) throw new InvalidInputError(`Refused: the MQTT username ${quoteIdentifier(username)} contains the control character ${c}`)
+}
+
 /** The 409 of an MQTT username in use (both adapters). */
 export const usernameTaken = (username: string) => new ConflictError(`An MQTT account with username '${username}' already exists`)
 
@@ -71,6 +82,7 @@ export class MqttAccounts {
   }
 
   create(projectId: number, a: MqttAccountInput): MqttAccountRow {
+    assertUsername(a.username)
     return this.db.transaction(() => {
       this.removeExpired() // an expired account's username is free again
       if (this.sql('SELECT 1 FROM mqtt_accounts WHERE username = ?').get(a.username)) {

@@ -49,5 +49,8 @@ export function observedStore(store: TimeseriesStore, bus: ObservationBus): Time
     deleteSeries: (s) => store.deleteSeries(s),
     replaceRange: (s, a, b, p) => store.replaceRange(s, a, b, p),
     close: () => store.close(),
+    // Optional encoded answers: forwarded only when the store has them (the route falls back).
+    ...(store.readAnswer ? { readAnswer: store.readAnswer.bind(store) } : {}),
+    ...(store.sampleAnswer ? { sampleAnswer: store.sampleAnswer.bind(store) } : {}),
   }
 }

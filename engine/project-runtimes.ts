@@ -1,6 +1,6 @@
 // Everything that runs on behalf of a project registers here (issue 9, item 7): virtual
-// datapoints today; setpoints, alerts and apps as they arrive. Deleting a project calls
-// stopProject() BEFORE the catalog forgets the project, so no calculation of a deleted
+// datapoints, alerts, analytics' weekly runs and setpoints' pending operations. Deleting a
+// project calls stopProject() BEFORE the catalog forgets the project, so no calculation of a deleted
 // project writes on (ids are never reused either, so a straggler's write could only land in
 // an unreachable series, never in another project's). The composition root (api/main.ts)
 // builds the list and gives stopProject to the API as its onProjectDeleting hook.

@@ -3,7 +3,7 @@
 // observation is checked before anything is stored (all-or-nothing per request).
 import { InvalidInputError } from '../core/errors.ts'
 import { identifierProblem } from '../core/identifier.ts'
-import { parseTimestamp } from './timestamp.ts'
+import { parseTimestamp } from '../core/timestamp.ts'
 
 export interface IdentifiedObservation { id: string; time: number; value: number }
 

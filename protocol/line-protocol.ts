@@ -33,7 +33,8 @@
 //
 // Tag set ([rule 4]): directly after the identifier, `,` then comma-separated `key=value`
 // pairs up to the next unescaped blank; a backslash escapes the next character (any).
-// Each pair needs a non-empty key, `=`, and a non-empty value (the first `=` splits).
+// Each pair needs a non-empty key, `=`, and a non-empty value (the first `=` splits); no
+// control character (the identifier rule), escaped or not.
 // The RAW text (escapes intact, without the leading comma) goes to the sink; parseTagSet()
 // turns it into pairs when the store wants them.
 //     temp,room=1,floor=2 value=21.5 1700000000000000000   -> tags 'room=1,floor=2'
@@ -92,6 +93,7 @@ export const ERR_DOUBLE_BLANK = 'parts must be separated by single blanks'
 export const ERR_MISSING_TIMESTAMP = 'missing timestamp'
 /** NUL and other C0/C1 controls (after unescaping): the rule of every ingest path (core/identifier.ts). */
 export const errIdControl = (code: string) => `datapoint identifier contains the control character ${code}`
+export const errTagsControl = (code: string) => `tag set contains the control character ${code}`
 export const errBadTags = (text: string) => `bad tag set (key=value pairs expected): '${text}'`
 export const errValue = (text: string) => `value is not a number: '${text}'`
 export const errTimestamp = (text: string) => `bad timestamp (unsigned integer expected): '${text}'`
@@ -309,19 +311,25 @@ export function parseLines(payload: Buffer, sink: LineSink): ParseLinesResult {
     if (reason === undefined && idB - idA > 3 * MAX_ID_LENGTH) reason = ERR_ID_TOO_LONG
 
     // ---- optional tag set [rule 4]
-    let tagA = -1, tagB = -1, thi = 0
+    let tagA = -1, tagB = -1, thi = 0, tctl = false
     if (reason === undefined && i < e && buf[i] === COMMA) {
       tagA = ++i
       for (; i < e; i++) {
-        const c = buf[i]
+        let c = buf[i]
         if (c === BLANK) break
-        if (c === BACKSLASH && i + 1 < e) { thi |= buf[++i]; continue }
+        if (c === BACKSLASH && i + 1 < e) c = buf[++i]
         thi |= c
+        if (c < 0x20 || c === 0x7f) tctl = true
       }
       tagB = i
       if (tagB - tagA > MAX_TAGS_BYTES) reason = ERR_TAGS_TOO_LONG
       else if (!validTags(buf, tagA, tagB)) reason = errBadTags(excerpt(buf, tagA, tagB))
       else if (thi >= 0x80 && !isUtf8(buf.subarray(tagA, tagB))) reason = ERR_TAGS_UTF8
+      else if (tctl || thi >= 0x80) {
+        // Tag keys and values follow the identifier rule (C0, DEL, C1; core/identifier.ts).
+        const control = controlCharacterIn(buf.toString('utf8', tagA, tagB))
+        if (control !== undefined) reason = errTagsControl(control)
+      }
     }
 
     // ---- value=<float> [rule 2]

@@ -100,6 +100,9 @@ function tag(key: string, value: unknown, where: string): Tag {
   if (key.length === 0) fail(`${where}: empty tag key`)
   if (key.length > MAX_TAG_KEY_LENGTH) fail(`${where}: tag key longer than ${MAX_TAG_KEY_LENGTH} characters`)
   if (key === '__proto__') fail(`${where}: tag key __proto__ is not allowed`)
+  // A tag key names what TagAuths filter on (spec 1, rule 5): the identifier rule applies.
+  const control = controlCharacterIn(key)
+  if (control !== undefined) fail(`${where}: tag key contains the control character ${control}`)
   const text = tagValueText(value)
   if (text.length > MAX_TAG_VALUE_LENGTH) fail(`${where}: tag value longer than ${MAX_TAG_VALUE_LENGTH} characters`)
   return { key, value: text }

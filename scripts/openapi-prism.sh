@@ -2,7 +2,8 @@
 # Validates real traffic against the OpenAPI document with Stoplight Prism (issue 15, item 8):
 # a server on a fresh data directory, `prism proxy --errors` in front of it, and the
 # representative traffic of the OpenAPI test (a success and a failure per endpoint) sent
-# through the proxy. Prints the exchanges Prism refused and the response violations it logged.
+# through the proxy. Prints the exchanges Prism refused and the response violations it logged;
+# exits 1 on a mismatch (a request meant to succeed refused) or a response violation.
 # Needs the npm registry for npx (@stoplight/prism-cli). Usage: bash scripts/openapi-prism.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,12 @@ for _ in $(seq 120); do
   curl -sf "http://127.0.0.1:$api_port/v2/health" > /dev/null && grep -q 'Prism is listening' "$work/prism.log" && break
   sleep 0.5
 done
-node --import tsx scripts/openapi-traffic.ts "http://127.0.0.1:$prism_port" | tee "$work/traffic.txt" | grep -v '^ok ' || true
-echo "prism response violations logged: $(grep -c 'Violation: response' "$work/prism.log" || true)"
+status=0
+node --import tsx scripts/openapi-traffic.ts "http://127.0.0.1:$prism_port" > "$work/traffic.txt" || status=1
+grep -v '^ok ' "$work/traffic.txt" || true
+violations=$(grep -c 'Violation: response' "$work/prism.log" || true)
+echo "prism response violations logged: $violations"
 echo "(files in $work)"
+# Clean: no mismatch on a request meant to succeed and no response violation (exit 1 otherwise).
+[ "$violations" = 0 ] || status=1
+exit $status

@@ -18,6 +18,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../../core/erro
 import { AlertConfigError, LEVELS, parseNotification, parseThresholds, parseThroughput } from '../../engine/alerts/config.ts'
 import { ALERT_LIFECYCLE } from '../../engine/alerts/lifecycle.ts'
 import { rfc3339 } from '../../engine/notify/payload.ts'
+import { alertNotificationCallbacks } from './alert-notification-doc.ts'
 import type { RouteContext } from '../route-context.ts'
 import { created, deleted, done } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
@@ -32,16 +33,26 @@ export interface AlertRunner {
 }
 
 const LevelT = Type.Union(LEVELS.map((l) => Type.Literal(l)))
-const Num = Type.Number()
 const LevelThreshold = Type.Object({
-  upper: Type.Optional(Num), lower: Type.Optional(Num), upper_reset: Type.Optional(Num), lower_reset: Type.Optional(Num),
-  duration_seconds: Type.Optional(Type.Number({ minimum: 0 })),
+  upper: Type.Optional(Type.Number({ description: 'Raised when value >= upper' })),
+  lower: Type.Optional(Type.Number({ description: 'Raised when value <= lower' })),
+  upper_reset: Type.Optional(Type.Number({ description: 'Hysteresis (<= upper): a raised level holds while value >= upper_reset; default upper' })),
+  lower_reset: Type.Optional(Type.Number({ description: 'Hysteresis (>= lower): a raised level holds while value <= lower_reset; default lower' })),
+  duration_seconds: Type.Optional(Type.Number({ minimum: 0, description: 'The raise condition must hold this long without interruption (event time); resets are immediate' })),
+}, { additionalProperties: false, description: 'One level: an upper and/or a lower threshold' })
+const Thresholds = Type.Object({ info: Type.Optional(LevelThreshold), warn: Type.Optional(LevelThreshold), crit: Type.Optional(LevelThreshold) },
+  { additionalProperties: false, description: 'At least one level; the most severe level that is due wins' })
+const Throughput = Type.Object({
+  window_seconds: Type.Integer({ description: 'The window (1 to 2,678,400 s), in arrival time' }),
+  min_count: Type.Optional(Type.Integer({ description: 'Raised when fewer observations arrived within the window; default 1' })),
+  level: Type.Optional(Type.Union(LEVELS.map((l) => Type.Literal(l)), { description: 'The level raised; default warn' })),
 }, { additionalProperties: false })
-const Thresholds = Type.Object({ info: Type.Optional(LevelThreshold), warn: Type.Optional(LevelThreshold), crit: Type.Optional(LevelThreshold) }, { additionalProperties: false })
-const Throughput = Type.Object({ window_seconds: Type.Integer(), min_count: Type.Optional(Type.Integer()), level: Type.Optional(LevelT) }, { additionalProperties: false })
 const NotificationIn = Type.Object({
-  webhook: Type.Optional(Type.Object({ url: Type.String({ maxLength: 2000 }), secret: Type.String({ maxLength: 200 }) }, { additionalProperties: false })),
-  log: Type.Optional(Type.Boolean()),
+  webhook: Type.Optional(Type.Object({
+    url: Type.String({ maxLength: 2000, description: 'http(s) URL of the receiver; internal addresses are refused unless the operator allows them (LINTEL_WEBHOOK_ALLOW). The payload: see the callback alertNotification' }),
+    secret: Type.String({ maxLength: 200, description: 'HMAC-SHA256 key of x-lintel-signature, 16 to 200 characters; write-only (answers show secret_set)' }),
+  }, { additionalProperties: false })),
+  log: Type.Optional(Type.Boolean({ description: 'One structured log line per raise or reset' })),
 }, { additionalProperties: false })
 const Attributes = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 2000 }), { maxProperties: 50 })
 const Common = {
@@ -118,7 +129,10 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
 
   app.route({
     ...at(100),
-    schema: { querystring: ProjectQuery, body: Type.Object({ ...Common, thresholds: Thresholds }, { additionalProperties: false }), response: { 201: Envelope(Alert) } },
+    schema: {
+      querystring: ProjectQuery, body: Type.Object({ ...Common, thresholds: Thresholds }, { additionalProperties: false }), response: { 201: Envelope(Alert) },
+      callbacks: alertNotificationCallbacks,
+    },
     handler: async (req, reply) => {
       let thresholds
       try { thresholds = parseThresholds(req.body.thresholds) } catch (err) { throw invalid(err) }
@@ -128,7 +142,10 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
 
   app.route({
     ...at(101),
-    schema: { querystring: ProjectQuery, body: Type.Object({ ...Common, throughput: Throughput }, { additionalProperties: false }), response: { 201: Envelope(Alert) } },
+    schema: {
+      querystring: ProjectQuery, body: Type.Object({ ...Common, throughput: Throughput }, { additionalProperties: false }), response: { 201: Envelope(Alert) },
+      callbacks: alertNotificationCallbacks,
+    },
     handler: async (req, reply) => {
       let throughput
       try { throughput = parseThroughput(req.body.throughput) } catch (err) { throw invalid(err) }
@@ -219,7 +236,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     schema: { params: Type.Object({ project_id: Id, alert_id: Id }) },
     handler: async (req) => {
       await readable(req, 106, req.params.alert_id)
-      throw new ConflictError(`Alert ${req.params.alert_id}: in-place modification of alerts is not supported; delete it (DELETE /v2/alert/${req.params.alert_id}?project_id=${req.project.id}) and create it again`)
+      throw new ConflictError(`Alert ${req.params.alert_id}: in-place modification of alerts is no longer supported; delete it (DELETE /v2/alert/${req.params.alert_id}?project_id=${req.project.id}) and create it again`)
     },
   })
 

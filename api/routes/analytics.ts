@@ -17,7 +17,7 @@ import { ForbiddenError, InvalidInputError, NotFoundError } from '../../core/err
 import type { ComponentLibrary } from '../../engine/analytics/library.ts'
 import type { AnalyticsService } from '../../engine/analytics/service.ts'
 import { specTimestamp } from '../../engine/analytics/weeks.ts'
-import { parseTimestamp } from '../../ingest/timestamp.ts'
+import { parseTimestamp } from '../../core/timestamp.ts'
 import type { RouteContext } from '../route-context.ts'
 import { created, deleted, updated } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'

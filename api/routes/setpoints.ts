@@ -83,14 +83,17 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
     schema: {
       querystring: Type.Object({
         project_id: Id, dataPointID: Ident, value: Type.String({ minLength: 1, maxLength: 64 }),
-        priority: Type.Integer({ minimum: 1, maximum: 16, default: 13 }),
-        acked: Type.Boolean({ default: false }), dryrun: Type.Boolean({ default: false }), keep_out_of_service: Type.Boolean({ default: false }),
+        // Optional with their defaults (spec 2: priority default 13), so OpenAPI does not mark them required.
+        priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 16, default: 13 })),
+        acked: Type.Optional(Type.Boolean({ default: false })), dryrun: Type.Optional(Type.Boolean({ default: false })),
+        keep_out_of_service: Type.Optional(Type.Boolean({ default: false })),
       }, { additionalProperties: false }),
       response: { 200: Envelope(Accepted) },
     },
     handler: async (req, reply) => {
       const pid = req.project.id
-      const q = req.query
+      const { priority = 13, acked = false, dryrun = false, keep_out_of_service: keepOutOfService = false } = req.query
+      const q = { ...req.query, priority, acked, dryrun, keep_out_of_service: keepOutOfService }
       const value = parseValue(q.value)
       // (1) enabled, with the project's most urgent allowed priority
       const settings = await catalog.setpoints.settings(pid)
@@ -158,12 +161,12 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
   app.route({
     ...at(143),
     schema: {
-      querystring: Type.Object({ project_id: Id, dataPointID: Ident, limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }) }, { additionalProperties: false }),
+      querystring: Type.Object({ project_id: Id, dataPointID: Ident, limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })) }, { additionalProperties: false }),
       response: { 200: Type.Object({ dataPointID: Type.String(), writable: Type.Boolean(), setpoint_min_value: Type.Union([Type.Number(), Type.Null()]), setpoint_max_value: Type.Union([Type.Number(), Type.Null()]), operations: Type.Array(AuditEntry) }) },
     },
     handler: async (req) => {
       const pid = req.project.id
-      const { dataPointID, limit } = req.query
+      const { dataPointID, limit = 100 } = req.query
       if (!await allowed(req, 143, pid, dataPointID, 'read')) throw new NotFoundError(`Datapoint '${dataPointID}' not found in project ${pid}`)
       const dp = await catalog.datapoints.get(pid, dataPointID)
       const b = await catalog.setpoints.bounds(pid, dataPointID)

@@ -1,18 +1,19 @@
 // Time series over HTTP (spec 1): JSON ingest (50) and reads (52). Every datapoint touched
 // is checked against the caller's TagAuths for the endpoint (read or write).
 import { Readable } from 'node:stream'
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
-import { readInChunks } from '../../engine/chunked-read.ts'
+import { ANSWER_TAIL, answerHead, encodeEntries, type AnswerHead } from '../../engine/answer-json.ts'
+import { READ_CHUNK, readInChunks } from '../../engine/chunked-read.ts'
 import { autoInterval, autoSamplingApplies, parseCalendarRate, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
 import { AGGREGATES, type Aggregate, type Interval, type MeanPoint, type Point, type TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
 import type { RateLookup } from '../../engine/currency.ts'
 import { validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
 import { ObservationWriter } from '../../ingest/observation-writer.ts'
-import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
+import { formatTimestamp, parseTimestamp } from '../../core/timestamp.ts'
 import type { RouteContext } from '../route-context.ts'
 import { done } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
@@ -59,46 +60,50 @@ async function sampled(store: TimeseriesStore, series: number, plan: Extract<Rea
  * The JSON text of a raw read too large for one chunk, produced chunk by chunk (issue 9,
  * item 8): each chunk is read, formatted and written, then the event loop gets a turn, and
  * the next chunk is read only when the socket has taken the previous one (backpressure).
- * The text equals what the response schema would serialize.
  */
-async function* rawJson(head: { dataPointID: string; tags: { key: string; value: string }[] }, first: Point[], rest: AsyncGenerator<Point[]>, convert: ((v: number, time: number) => number) | undefined): AsyncGenerator<string> {
-  yield `{"dataPointID":${JSON.stringify(head.dataPointID)},"tags":${JSON.stringify(head.tags)},"data":[`
+async function* rawJson(head: AnswerHead, first: Point[], rest: AsyncGenerator<Point[]>, convert: Convert | undefined): AsyncGenerator<string> {
+  yield answerHead(head)
+  const pick = convert ? (p: Point) => convert(p.value, p.time) : (p: Point) => p.value
   let sep = ''
   const text = (points: Point[]) => {
-    let out = ''
-    for (const p of points) {
-      out += `${sep}{"time":"${formatTimestamp(p.time)}","value":${JSON.stringify(convert ? convert(p.value, p.time) : p.value)}}`
-      sep = ','
-    }
+    if (points.length === 0) return ''
+    const out = sep + encodeEntries(points, pick, 'value')
+    sep = ','
     return out
   }
   yield text(first)
   for await (const points of rest) yield text(points)
-  yield ']}'
+  yield ANSWER_TAIL
 }
 
 /**
- * The JSON text of a sampled read, encoded in slices with a turn of the event loop between
- * them (issue 14 item 5): a year of 15-minute buckets is ~35,000 entries, and encoding them
- * at once would hold every other request for that long. Equals the response schema's text.
+ * The JSON text of a sampled read encoded on the main thread (only with a unit or currency
+ * conversion: without one the store's reader worker encodes it), in slices with a turn of
+ * the event loop between them (issue 14 item 5).
  */
-async function* sampleJson(head: { dataPointID: string; tags: { key: string; value: string }[] }, points: MeanPoint[], field: string, convert: ((v: number, time: number) => number) | undefined): AsyncGenerator<string> {
-  const key = `,"${field}":`
-  let out = `{"dataPointID":${JSON.stringify(head.dataPointID)},"tags":${JSON.stringify(head.tags)},"data":[`
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i]
-    out += `${i === 0 ? '' : ','}{"time":"${formatTimestamp(p.time)}"${key}${JSON.stringify(convert ? convert(p.mean, p.time) : p.mean)}}`
-    if (i % ENCODE_SLICE === ENCODE_SLICE - 1) {
+async function* sampleJson(head: AnswerHead, points: MeanPoint[], field: string, convert: Convert | undefined): AsyncGenerator<string> {
+  const pick = convert ? (p: MeanPoint) => convert(p.mean, p.time) : (p: MeanPoint) => p.mean
+  let out = answerHead(head)
+  for (let i = 0; i < points.length; i += ENCODE_SLICE) {
+    out += encodeEntries(points, pick, field, i, Math.min(points.length, i + ENCODE_SLICE))
+    if (i + ENCODE_SLICE < points.length) {
       yield out
       out = ''
       await new Promise<void>((resolve) => setImmediate(resolve))
     }
   }
-  yield out + ']}'
+  yield out + ANSWER_TAIL
 }
 
 /** Entries encoded per turn of the event loop (~1 ms each). */
 const ENCODE_SLICE = 4096
+
+type Convert = (v: number, time: number) => number
+
+/** Bytes of a whole answer, sent as they are (no response-schema serialization). */
+function sendAnswer(reply: FastifyReply, body: Uint8Array) {
+  return reply.type('application/json; charset=utf-8').send(Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+}
 
 export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLimit: number }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
@@ -160,15 +165,20 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       const plan = planRead({ start, end, max: q.max, interval, aggregate })
       // The tags describe the delivered values: a converted unit or currency replaces the stored one.
       const tags = Object.entries(conversion?.tags ?? dp.tags).map(([key, value]) => ({ key, value }))
+      const head = { dataPointID: dp.dataPointID, tags }
       if (plan.kind === 'sample') {
         // A count is not in any unit; every other aggregate is a value of the series.
         const conv = aggregate === 'count' ? undefined : convert
+        if (!conv && store.sampleAnswer) return sendAnswer(reply, await store.sampleAnswer(dp.id, plan.query, { head: answerHead(head), field: aggregate, lastBuckets: plan.lastBuckets }))
         const points = await sampled(store, dp.id, plan)
-        const json = sampleJson({ dataPointID: dp.dataPointID, tags }, points, aggregate, conv)
+        const json = sampleJson(head, points, aggregate, conv)
         reply.type('application/json; charset=utf-8')
-        if (points.length < ENCODE_SLICE) return reply.send((await json.next()).value as never)
+        if (points.length <= ENCODE_SLICE) return reply.send((await json.next()).value as never)
         return reply.send(Readable.from(json) as never)
       }
+      // A read of at most one chunk is answered whole by the store when it can encode it.
+      const limit = plan.query.limit ?? 0
+      if (!convert && store.readAnswer && limit > 0 && limit <= READ_CHUNK) return sendAnswer(reply, await store.readAnswer(dp.id, plan.query, { head: answerHead(head), field: 'value' }))
       const chunks = readInChunks(store, dp.id, plan.query)
       const first: Point[] = (await chunks.next()).value ?? []
       const next = await chunks.next()
@@ -178,7 +188,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       }
       // More than one chunk: streamed, so neither the loop nor memory holds the whole range.
       async function* rest() { yield next.value!; yield* chunks }
-      return reply.type('application/json; charset=utf-8').send(Readable.from(rawJson({ dataPointID: dp.dataPointID, tags }, first, rest(), convert)) as never)
+      return reply.type('application/json; charset=utf-8').send(Readable.from(rawJson(head, first, rest(), convert)) as never)
     },
   })
 }

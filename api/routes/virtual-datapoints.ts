@@ -22,7 +22,7 @@ import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { ReplayRefused } from '../../engine/vdp/range-replay.ts'
-import { formatTimestamp, parseTimestamp } from '../../ingest/timestamp.ts'
+import { formatTimestamp, parseTimestamp } from '../../core/timestamp.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import { parseVdpConfig, VdpConfigError } from '../../engine/vdp/config.ts'
 import { VDP_LIFECYCLE } from '../../engine/vdp/lifecycle.ts'
@@ -79,6 +79,19 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
     return v
   }
 
+  /**
+   * A virtual datapoint the caller may change (71 run/stop, 72, 73): the output readable (else
+   * 404) and writable, as creating it needs (else 403): starting, stopping or deleting one
+   * decides what is written into its output (issue 9: access is checked per pair, read is not
+   * write). Inputs the caller cannot read do not stop it: they stay masked in the answer.
+   */
+  const changeable = async (req: FastifyRequest, no: number, dataPointID: string): Promise<VdpRecord> => {
+    const v = await readable(req, no, dataPointID)
+    const filter = req.permissions.datapointFilter(no, req.project.id)
+    if (!canAccessDatapoint(filter, await known(req.project.id, dataPointID), 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
+    return v
+  }
+
   app.route({
     ...at(70),
     schema: {
@@ -125,7 +138,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       response: { 200: Vdp },
     },
     handler: async (req) => {
-      let v = await readable(req, 71, req.query.dataPointID)
+      let v = await changeable(req, 71, req.query.dataPointID)
       if (req.query.run) {
         checkVdpMove(v, 'run')
         if (!await catalog.projects.vdpEnabled(req.project.id)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${req.project.id}`)
@@ -156,14 +169,14 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       body: Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
       response: { 200: Vdp },
     },
-    handler: async (req) => view(req, 72, await vdps.setDescription((await readable(req, 72, req.query.dataPointID)).id, req.body.description)),
+    handler: async (req) => view(req, 72, await vdps.setDescription((await changeable(req, 72, req.query.dataPointID)).id, req.body.description)),
   })
 
   app.route({
     ...at(73),
     schema: { params: ProjectParams, querystring: ByIdQuery, response: { 200: Vdp } },
     handler: async (req) => {
-      const v = await readable(req, 73, req.query.dataPointID)
+      const v = await changeable(req, 73, req.query.dataPointID)
       const answer = await view(req, 73, await moveVdp(catalog, v.id, 'delete', `Delete requested by ${who(req)}`))
       await vdps.remove(v.id)
       return answer

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { companyTaken } from '../companies.ts'
 import { hashId } from '../hash-id.ts'
-import { FULL_REACH, usernameTaken, withReach, type MqttAccountInput, type MqttAccountRow, type MqttReach, type MqttRights, type ReachRow } from '../mqtt-accounts.ts'
+import { FULL_REACH, assertUsername, usernameTaken, withReach, type MqttAccountInput, type MqttAccountRow, type MqttReach, type MqttRights, type ReachRow } from '../mqtt-accounts.ts'
 import { hashPassword } from '../passwords.ts'
 import type { CompaniesPort, MqttAccountsPort, ProjectsPort, RolesPort, TokensPort, UsersPort } from '../port.ts'
 import { assertMqttSettings, assertTimeZone, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
@@ -256,6 +256,7 @@ export function mqttAccounts(sql: Sql, now: () => number = Date.now): MqttAccoun
   id, randomBytes(12).toString('hex'), JSON.stringify(reach.write), JSON.stringify(reach.read))
   return {
     create: (projectId, a: MqttAccountInput) => conflictsAs(sql.atomic(async (q) => {
+      assertUsername(a.username)
       await removeExpired(q) // an expired account's username is free again
       if (await q.one('SELECT 1 FROM mqtt_accounts WHERE username = ?', a.username)) throw usernameTaken(a.username)
       const id = (await q.value<number>('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',

@@ -35,6 +35,10 @@ export class AnalyticsService {
   private readonly worker: string
   private timer: NodeJS.Timeout | undefined
   private ticking: Promise<number> | undefined
+  /** Projects being deleted: their weeks are not run any more (ids are never reused). */
+  private readonly stopped = new Set<number>()
+  /** The weekly run under way, so stopProject() can wait for it. */
+  private current: { projectId: number; done: Promise<number> } | undefined
 
   constructor (private readonly o: AnalyticsOptions) {
     this.functions = o.functions ?? FUNCTIONS
@@ -103,7 +107,7 @@ export class AnalyticsService {
     const stale = Date.now() - (this.o.leaseMs ?? 15 * 60_000)
     for (const s of await catalog.analytics.staleWeeks(WEEK_RUN.initial, stale)) {
       const instance = await catalog.analytics.findInstance(s.instance_id)
-      if (instance && WEEK_RUN.allows(WEEK_RUN.initial, 'takeover') && await catalog.analytics.claimWeek(s.instance_id, s.week_start, this.worker, WEEK_RUN.initial, stale)) {
+      if (instance && !this.stopped.has(instance.project_id) && WEEK_RUN.allows(WEEK_RUN.initial, 'takeover') && await catalog.analytics.claimWeek(s.instance_id, s.week_start, this.worker, WEEK_RUN.initial, stale)) {
         ran += await this.runWeek(instance, s.week_start)
       }
     }
@@ -111,7 +115,7 @@ export class AnalyticsService {
       const zone = await this.zone(due.project_id)
       let week = due.last_week === null ? due.weeks_from : Math.max(nextWeek(due.last_week, zone), due.weeks_from)
       let instance: AnalysisInstance | undefined
-      while (nextWeek(week, zone) <= now) {
+      while (nextWeek(week, zone) <= now && !this.stopped.has(due.project_id)) {
         instance ??= await catalog.analytics.findInstance(due.id)
         if (!instance) break
         if (await catalog.analytics.claimWeek(due.id, week, this.worker, WEEK_RUN.initial, stale)) ran += await this.runWeek(instance, week)
@@ -121,7 +125,24 @@ export class AnalyticsService {
     return ran
   }
 
-  private async runWeek(instance: AnalysisInstance, week: number): Promise<number> {
+  /**
+   * A project is being deleted (engine/project-runtimes.ts, issue 9 item 7): no week of it
+   * starts from now on, and a run of it under way is awaited, so none writes a result after
+   * the catalog has forgotten the project.
+   */
+  async stopProject(projectId: number): Promise<void> {
+    this.stopped.add(projectId)
+    if (this.current?.projectId === projectId) await this.current.done.catch(() => 0)
+  }
+
+  private runWeek(instance: AnalysisInstance, week: number): Promise<number> {
+    if (this.stopped.has(instance.project_id)) return Promise.resolve(0)
+    const done = this.computeWeek(instance, week).finally(() => { if (this.current?.done === done) this.current = undefined })
+    this.current = { projectId: instance.project_id, done }
+    return done
+  }
+
+  private async computeWeek(instance: AnalysisInstance, week: number): Promise<number> {
     const end = nextWeek(week, await this.zone(instance.project_id))
     let result: NewResult
     try {

@@ -3,15 +3,17 @@
 // "created if missing" needs no record. Segments are checked rather than escaped: no '.',
 // '..', backslash or control character, so a path can never name anything outside its space.
 import { InvalidInputError } from '../../core/errors.ts'
+import { controlCharacterIn, quoteIdentifier } from '../../core/identifier.ts'
 
 const MAX_PATH = 1024
-const BAD_SEGMENT = /[\\\u0000-\u001f\u007f]/
 
 function segments(text: string, what: string): string[] {
   const parts = text.split('/').filter((s) => s !== '')
   for (const s of parts) {
-    if (s === '.' || s === '..' || BAD_SEGMENT.test(s) || s.length > 255) {
-      throw new InvalidInputError(`Invalid ${what} '${text}': segments must not be '.' or '..', nor contain backslashes or control characters, and have at most 255 characters`)
+    // Control characters by the identifier rule (C0, DEL and C1; issue 9 item 9); the path is
+    // quoted as JSON in the message, so none of them is echoed.
+    if (s === '.' || s === '..' || s.includes('\\') || controlCharacterIn(s) || s.length > 255) {
+      throw new InvalidInputError(`Invalid ${what} ${quoteIdentifier(text)}: segments must not be '.' or '..', nor contain backslashes or control characters, and have at most 255 characters`)
     }
   }
   return parts

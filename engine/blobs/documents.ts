@@ -14,7 +14,9 @@ import type { BlobStore } from './port.ts'
 export interface DocumentsOptions {
   now?: () => number
   log?: { warn: (o: object, msg: string) => void }
-  /** How often (bytes) a running upload re-reads the space's committed use. */
+  /** How often (bytes) a running upload re-reads the space's committed use (default 8 MiB:
+   *  one catalog query per MiB held the event loop 78 ms per 512 MiB upload, profiled at
+   *  load ~17). */
   refreshEvery?: number
 }
 
@@ -26,7 +28,7 @@ export class Documents {
 
   constructor (readonly files: FilesPort, readonly blobs: BlobStore, private readonly o: DocumentsOptions = {}) {
     this.now = o.now ?? Date.now
-    this.refreshEvery = o.refreshEvery ?? 1024 * 1024
+    this.refreshEvery = o.refreshEvery ?? 8 * 1024 * 1024
   }
 
   /** Stores `body` as the file at `path`: `create` refuses an existing path (400), `replace` a missing one (404). */
@@ -56,6 +58,7 @@ export class Documents {
       await this.blobs.put(objectKey, meter)
     } catch (err) {
       body.unpipe(meter) // the rest of the upload is not read: the route closes the connection
+      meter.destroy() // an adapter may leave it open
       throw err
     }
     const file = { path, object_key: objectKey, size_bytes: meter.bytes, sha256: meter.sha256() }

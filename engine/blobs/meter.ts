@@ -2,6 +2,9 @@
 // every file (issue 10, integrity), and asks `check(total)` before passing each chunk on; a
 // throw (a quota crossed) errors the stream at once, so the storage adapter abandons the
 // object and the rest of the upload is never read (spec 1 "Limits": quota_limits).
+// The hash runs here, on each socket chunk while it is still in the CPU cache: hashing on a
+// worker thread fed with copies of the chunks was slower (512 MiB uploads under load 13-18:
+// 208-244 MiB/s against 328-372 here), and so was gathering chunks into 4 MiB writes.
 import { createHash } from 'node:crypto'
 import { Transform, type TransformCallback } from 'node:stream'
 
@@ -25,8 +28,14 @@ export class Meter extends Transform {
     done(null, chunk)
   }
 
-  /** Hex SHA-256 of everything that passed; call once the stream has ended. */
+  override _flush(done: TransformCallback): void {
+    this.digest = this.hash.digest('hex')
+    done()
+  }
+
+  /** Hex SHA-256 of everything that passed; known once the stream has ended. */
   sha256(): string {
-    return this.digest ??= this.hash.digest('hex')
+    if (this.digest === undefined) throw new Error('the upload has not ended')
+    return this.digest
   }
 }

@@ -53,6 +53,14 @@ export interface SampleQuery {
   aggregate?: Aggregate
 }
 
+/**
+ * How a store that can encode answers (TimeseriesStore.readAnswer/sampleAnswer) frames
+ * them (engine/answer-json.ts): `head` is the text before the first entry, `field` the
+ * name of each entry's number (`value`, `mean`, or the aggregate), `lastBuckets` keeps only
+ * the last n buckets of a sample (engine/read-plan.ts); `tail` ends the text (default `]}`).
+ */
+export interface AnswerFrame { head: string; field: string; lastBuckets?: number; tail?: string }
+
 export interface TimeseriesStore {
   /** Durable once the promise resolves; same (series, time) replaces the value. */
   append(batch: readonly Observation[]): Promise<void>
@@ -70,4 +78,11 @@ export interface TimeseriesStore {
    */
   replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void>
   close(): Promise<void>
+  /**
+   * Optional: the whole JSON answer of a read (spec 1, GET /v2/datapoint/timeseries) as
+   * UTF-8 bytes, read and encoded off the event loop (the SQLite store's reader workers).
+   * Byte for byte what the main thread would encode from read()/sample().
+   */
+  readAnswer?(series: number, q: RangeQuery, frame: AnswerFrame): Promise<Uint8Array>
+  sampleAnswer?(series: number, q: SampleQuery, frame: AnswerFrame): Promise<Uint8Array>
 }

@@ -32,6 +32,23 @@ export function pack(batch: readonly Observation[]): Packed {
   return { data: n === data.length ? data : data.slice(0, n), rows, dropped: batch.length - rows }
 }
 
+/** pack() for the points of one series (a replaced range), without an observation object per point. */
+export function packPoints(series: number, points: readonly { time: number; value: number }[]): Packed {
+  const data = new Float64Array(points.length * 3)
+  let n = 0
+  for (let i = 0; i < points.length; i++) {
+    const v = points[i].value
+    let t = points[i].time
+    if (Number.isNaN(v) || !Number.isFinite(t) || !Number.isFinite(series)) continue
+    if (!Number.isInteger(t)) t = Math.floor(t)
+    data[n++] = series
+    data[n++] = t
+    data[n++] = v
+  }
+  const rows = n / 3
+  return { data: n === data.length ? data : data.slice(0, n), rows, dropped: points.length - rows }
+}
+
 /** Joins packed batches in arrival order. */
 export function concat(parts: readonly Float64Array[]): Float64Array {
   if (parts.length === 1) return parts[0]

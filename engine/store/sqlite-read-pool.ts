@@ -3,9 +3,14 @@
 // fewest requests in flight; WAL gives every statement the last committed state, so a read
 // issued after an append resolved sees it, whichever worker runs it.
 import type { Worker } from 'node:worker_threads'
-import type { MeanPoint, Point, RangeQuery, SampleQuery } from './port.ts'
+import { floorDiv } from './buckets.ts'
+import type { AnswerFrame, MeanPoint, Point, RangeQuery, SampleQuery } from './port.ts'
 import type { ReadReply, ReadRequest } from './sqlite-read-worker.ts'
 import { spawnModuleWorker } from './worker-boot.ts'
+
+/** Samples of at least this many buckets are split over two workers (sampleAnswer). */
+const SPLIT_BUCKETS = 8192
+const COMMA = Buffer.from(',')
 
 const READER_URL = new URL('./sqlite-read-worker.ts', import.meta.url).href
 
@@ -62,6 +67,33 @@ export class ReadPool {
     const out: MeanPoint[] = new Array(r.times!.length)
     for (let i = 0; i < out.length; i++) out[i] = { time: r.times![i], mean: r.values![i] }
     return out
+  }
+
+  /** The JSON answer, encoded in the worker; its bytes are transferred, not copied. */
+  async readAnswer(series: number, q: RangeQuery, frame: AnswerFrame): Promise<Uint8Array> {
+    return (await this.send({ op: 'readAnswer', series, q, frame })).body!
+  }
+
+  /**
+   * A sample of many fixed buckets is split at a bucket boundary into two halves read and
+   * encoded by two workers at once (both cores; each bucket lies wholly in one half and is
+   * computed as in a whole read, sqlite-reader.ts fold()). Each half is its own snapshot:
+   * a write committed between the two may show in one half only, as if that half had been
+   * read a moment later (live ingest appends to the last buckets, the second half).
+   */
+  async sampleAnswer(series: number, q: SampleQuery, frame: AnswerFrame): Promise<Uint8Array> {
+    const iv = q.interval
+    const whole = () => this.send({ op: 'sampleAnswer', series, q, frame }).then((r) => r.body!)
+    if (this.slots.length < 2 || typeof iv !== 'number' || q.start === undefined || q.end === undefined || frame.lastBuckets) return whole()
+    if ((q.end - q.start) / iv < SPLIT_BUCKETS) return whole()
+    const mid = floorDiv(q.start + (q.end - q.start) / 2, iv) * iv
+    if (mid <= q.start || mid >= q.end) return whole()
+    const [s1, s2] = [...this.slots].sort((a, b) => a.pending.size - b.pending.size)
+    const [a, b] = await Promise.all([
+      this.send({ op: 'sampleAnswer', series, q: { ...q, end: mid }, frame: { ...frame, tail: '' } }, s1),
+      this.send({ op: 'sampleAnswer', series, q: { ...q, start: mid }, frame: { ...frame, head: '' } }, s2),
+    ])
+    return Buffer.concat(a.n! > 0 && b.n! > 0 ? [a.body!, COMMA, b.body!] : [a.body!, b.body!])
   }
 
   async count(series: number, start?: number, end?: number): Promise<number> {

@@ -11,7 +11,10 @@ const go = workerData.loader
 go.catch((err) => { setImmediate(() => { throw err }) })
 `
 
+/** Node options of the workers (default none): LINTEL_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" to profile the store's writer and readers (bench/vdp.ts BENCH_PROFILE). */
+const workerArgs = (process.env.LINTEL_WORKER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+
 export function spawnModuleWorker(url: string, data: object): Worker {
   const loader = url.endsWith('.ts') ? import.meta.resolve('tsx/esm/api') : undefined
-  return new Worker(BOOT, { eval: true, execArgv: [], workerData: { ...data, entry: url, loader } })
+  return new Worker(BOOT, { eval: true, execArgv: workerArgs, workerData: { ...data, entry: url, loader } })
 }

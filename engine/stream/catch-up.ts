@@ -53,12 +53,25 @@ export async function catchUpBound(read: ReadSeries, inputs: readonly CatchUpInp
  * input is read forwards in pages as the merge consumes it, so what was stored meanwhile is
  * read too. A range replay (engine/vdp/range-replay.ts) reads a bounded range this way.
  */
-export async function* catchUpPages(read: ReadSeries, inputs: readonly CatchUpInput[], after: number, chunk = CATCH_UP_CHUNK, before?: number): AsyncGenerator<{ key: string; obs: Point }[]> {
+export async function* catchUpPages(read: ReadSeries, inputs: readonly CatchUpInput[], after: number, chunk = CATCH_UP_CHUNK, before?: number, readAhead = false): AsyncGenerator<{ key: string; obs: Point }[]> {
   const start = Number.isFinite(after) ? after + 1 : undefined
   const end = before !== undefined && Number.isFinite(before) ? before : undefined
+  // With `readAhead` (a range replay: nothing else waits on it), each input's next page is
+  // read as soon as its current one is (the store reads off the main thread), so the merge
+  // computes meanwhile instead of waiting for each read in turn; one more page per input is
+  // held. Without it (a restart's catch-up) a page is read only when the merge needs it, so
+  // the caller's pacing (outputs written first) bounds what is read.
+  const ahead = (series: number, page: Point[]): (() => Promise<Point[]>) | undefined => {
+    if (page.length < chunk) return undefined // a short page is the last one
+    const next = () => read(series, { start: page[page.length - 1].time + 1, end, limit: chunk, from: 'first' })
+    if (!readAhead) return next
+    const early = next()
+    early.catch(() => { /* awaited when needed */ })
+    return () => early
+  }
   const cursors = await Promise.all(inputs.map(async (i) => {
     const page = await read(i.series, { start, end, limit: chunk, from: 'first' })
-    return { input: i, page, at: 0 }
+    return { input: i, page, at: 0, next: ahead(i.series, page) }
   }))
   let out: { key: string; obs: Point }[] = []
   for (;;) {
@@ -66,10 +79,10 @@ export async function* catchUpPages(read: ReadSeries, inputs: readonly CatchUpIn
     for (const c of cursors) if (c.at < c.page.length && (!min || c.page[c.at].time < min.page[min.at].time)) min = c
     if (!min) break
     out.push({ key: min.input.key, obs: min.page[min.at++] })
-    if (min.at === min.page.length && min.page.length === chunk) { // a full page: there may be more
-      const last = min.page[min.page.length - 1].time
-      min.page = await read(min.input.series, { start: last + 1, end, limit: chunk, from: 'first' })
+    if (min.at === min.page.length && min.next) {
+      min.page = await min.next()
       min.at = 0
+      min.next = ahead(min.input.series, min.page)
     }
     if (out.length === chunk) {
       yield out

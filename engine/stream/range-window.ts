@@ -27,11 +27,11 @@ export const MAX_WINDOW_SIZE = 100_000
 /** @param maxSize the bound of time and cron windows (tests lower it) */
 export function rangeWindow(range: WindowRange, maxSize = MAX_WINDOW_SIZE): OperatorFunction<Obs, Obs[]> {
   return (source) => new Observable<Obs[]>((subscriber) => {
-    const keep = keeper(range, maxSize)
+    const keep = windowKeeper(range, maxSize)
     return source.subscribe({
       next: (o) => {
         const window = keep(o)
-        if (window) subscriber.next(window)
+        if (window) subscriber.next(window.slice()) // a copy: the keeper goes on changing its window
       },
       error: (err) => subscriber.error(err),
       complete: () => subscriber.complete(),
@@ -39,18 +39,27 @@ export function rangeWindow(range: WindowRange, maxSize = MAX_WINDOW_SIZE): Oper
   })
 }
 
-/** Per-subscription state: takes an observation, returns the window to emit or undefined. */
-function keeper(range: WindowRange, maxSize: number): (o: Obs) => Obs[] | undefined {
+/**
+ * The state of one window: takes an observation and returns the window to emit, or undefined.
+ * The array returned is the keeper's own and changes with the next observation: read it at once
+ * (an aggregate, pipeline.ts) or copy it (rangeWindow). No copy per observation on the hot path.
+ */
+export function windowKeeper(range: WindowRange, maxSize = MAX_WINDOW_SIZE): (o: Obs) => readonly Obs[] | undefined {
   const win: Obs[] = []
   switch (range.kind) {
     case 'none':
-      return (o) => [o]
+      return (o) => {
+        win[0] = o
+        return win
+      }
     case 'count':
       return (o) => {
         if (win.length >= range.n && o.time < win[0].time) return undefined
         insert(win, o)
-        if (win.length > range.n) win.splice(0, win.length - range.n)
-        return win.slice()
+        const excess = win.length - range.n
+        if (excess === 1) win.shift() // the usual in-order case: no array of removed items
+        else if (excess > 0) win.splice(0, excess)
+        return win
       }
     case 'time': {
       let latest = -Infinity
@@ -62,8 +71,9 @@ function keeper(range: WindowRange, maxSize: number): (o: Obs) => Obs[] | undefi
         let drop = 0
         while (drop < win.length && win[drop].time <= oldest) drop++
         drop = Math.max(drop, win.length - maxSize)
-        if (drop > 0) win.splice(0, drop)
-        return win.slice()
+        if (drop === 1) win.shift()
+        else if (drop > 0) win.splice(0, drop)
+        return win
       }
     }
     case 'cron': {
@@ -80,7 +90,7 @@ function keeper(range: WindowRange, maxSize: number): (o: Obs) => Obs[] | undefi
         }
         insert(win, o)
         if (win.length > maxSize) win.splice(0, win.length - maxSize)
-        return win.slice()
+        return win
       }
     }
   }

@@ -29,6 +29,7 @@ import { aggregateWith } from '../stream/aggregate-with.ts'
 import { rangeWindow } from '../stream/range-window.ts'
 import { triggerOn } from '../stream/trigger.ts'
 import { type Calculator, CounterCalculator, formulaCalculator, gradient, humidityCalculator } from './calculators.ts'
+import { fusedCombine, fusedGradient, type FusedPin } from './fused-pipeline.ts'
 import { calculate } from './operators/calculate.ts'
 import { combinePins, type PinSource } from './operators/combine-pins.ts'
 import type { DataRange, Obs, PinConfig, VdpConfig } from './types.ts'
@@ -60,6 +61,9 @@ export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Ob
     inputs(pin.name).pipe(rangeWindow(pin.range), aggregateWith(pin.aggregate), triggerOn(pin.trigger, scheduler))
   const source = (pin: PinConfig, required: boolean): PinSource =>
     ({ source: pinStream(pin), required, coalesce: pin.trigger !== 'every_value' })
+
+  // Every pin on every_value (all a replay accepts): the same stages as plain calls (fused-pipeline.ts).
+  if (config.pins.every((p) => p.trigger === 'every_value')) return fusedPipeline(config, inputs, opts)
 
   switch (config.type) {
     case 'gradient': {
@@ -99,6 +103,33 @@ export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Ob
       }
       const pins = [slot('relative_humidity', true), slot('temperature', true), slot('pressure', false)]
       return combinePins(pins, scheduler).pipe(fresh, calculate(humidityCalculator(config.parameters)))
+    }
+  }
+}
+
+/** buildPipeline for pins that all trigger on every value: fused-pipeline.ts, same slots and calculators as above. */
+function fusedPipeline(config: VdpConfig, inputs: (pinName: string) => Observable<Obs>, opts: PipelineOptions): Observable<Obs> {
+  const stored = opts.alreadyStored
+  const slot = (pin: PinConfig, required: boolean): FusedPin => ({ input: inputs(pin.name), range: pin.range, aggregate: pin.aggregate, required })
+  switch (config.type) {
+    case 'gradient':
+      return fusedGradient(inputs(config.pins[0].name), config.parameters.factorization, stored)
+    case 'formula':
+    case 'counter': {
+      const compiled = compileFormula(config.parameters.formula, config.pins.map((p) => p.name))
+      const used = new Set(compiled.inputs)
+      const pins = config.pins.map((p) => slot(p, used.has(p.name)))
+      if (config.type === 'formula') return fusedCombine(pins, formulaCalculator(compiled), stored)
+      const start = opts.initialCounter ?? config.parameters.default_init_value
+      return fusedCombine(pins, () => new CounterCalculator(compiled, start), stored)
+    }
+    case 'absolute_humidity': {
+      const byName = new Map(config.pins.map((p) => [p.name, p]))
+      const at = (name: string, required: boolean): FusedPin => {
+        const pin = byName.get(name)
+        return pin ? slot(pin, required) : { range: { kind: 'none' }, aggregate: 'last', required: false }
+      }
+      return fusedCombine([at('relative_humidity', true), at('temperature', true), at('pressure', false)], humidityCalculator(config.parameters), stored)
     }
   }
 }

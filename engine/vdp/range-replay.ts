@@ -22,12 +22,12 @@
 // test/engine/vdp/range-replay.test.ts). Time triggers (every_minute, every_hour) stamp
 // outputs with wall-clock boundaries, which stored data cannot reproduce: such a virtual
 // datapoint cannot be replayed (ReplayRefused). Replayed outputs are written to the store
-// only, not published on the bus: virtual datapoints fed by this one are replayed on their own.
-import { Subject } from 'rxjs'
+// only, not published on the bus: the runtime replays the running virtual datapoints fed by
+// this one after it (runtime.ts, cascade).
 import type { Point, TimeseriesStore } from '../store/port.ts'
 import { catchUpPages } from '../stream/catch-up.ts'
 import { windowHistory } from '../stream/rebuild.ts'
-import type { ReplayInput } from '../stream/replay.ts'
+import { Fanout, type ReplayInput } from '../stream/replay.ts'
 import { buildPipeline } from './pipeline.ts'
 import type { Obs, VdpConfig } from './types.ts'
 
@@ -69,10 +69,10 @@ export async function replayRange(
   const read = (s: number, q: Parameters<TimeseriesStore['read']>[1]) => store.read(s, q)
   const chunk = opts.chunk ?? REPLAY_CHUNK
   const [before] = await read(output, { end: start, limit: 1, from: 'last' })
-  const subjects = new Map(inputs.map((i) => [i.key, new Subject<Obs>()]))
+  const subjects = new Map(inputs.map((i) => [i.key, new Fanout<Obs>()]))
   let pending: Point[] = []
   let failure: unknown
-  const sub = buildPipeline(config, (key) => subjects.get(key)!.asObservable(), {
+  const sub = buildPipeline(config, (key) => subjects.get(key)!.observable, {
     initialCounter: before?.value,
     alreadyStored: (time) => time < start,
   }).subscribe({ next: (o) => { if (o.time >= start && o.time < end) pending.push(o) }, error: (err) => { failure = err } })
@@ -94,7 +94,7 @@ export async function replayRange(
     // 3. The range, page by page; replace what is final after each.
     let from = start
     let fed = 0
-    for await (const page of catchUpPages(read, inputs, start - 1, chunk, end)) {
+    for await (const page of catchUpPages(read, inputs, start - 1, chunk, end, true)) {
       for (const k of page) subjects.get(k.key)!.next(k.obs)
       check()
       fed += page.length

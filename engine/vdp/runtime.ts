@@ -10,7 +10,8 @@
 // failed", one that cannot start again after a restart is "Start failed".
 // Replay (issue 14 item 2, range-replay.ts): a running virtual datapoint is stopped for the
 // replay of a range and started again after it, so it continues storage-first from the
-// replayed outputs (windows, a counter's total). Late data: an input observation at or before
+// replayed outputs (windows, a counter's total); then the running virtual datapoints fed by it
+// are replayed from the same start on (cascade: replayed outputs do not go over the bus). Late data: an input observation at or before
 // the newest one its pin has seen (late, or a correction of a stored value) and at most
 // `latenessUs` behind it schedules such a replay from its time on, RECOMPUTE_DELAY_MS later,
 // one per virtual datapoint for all late observations seen meanwhile. Older ones are left to
@@ -134,6 +135,35 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
    * ReplayRefused for time triggers, and when a replay of it is under way already.
    */
   async replay(v: VdpRecord, start: number, end: number, progress?: (inputs: number) => void): Promise<RangeReplayResult> {
+    const result = await this.replayOne(v, start, end, progress)
+    // The project's virtual datapoints with the datapoints they read, listed once per replay.
+    const candidates = (await this.deps.catalog.virtualDatapoints.listByProject(v.project_id)).map((d) => ({ record: d, reads: pinInputs(d) }))
+    await this.cascade(v, start, candidates, new Set([v.id]))
+    return result
+  }
+
+  /**
+   * Replayed outputs are written to the store only, not published on the bus, so the running
+   * virtual datapoints fed by `v` never see them live: each of those is replayed in turn, from
+   * `start` on to the newest output (a changed input value can change every later output, as
+   * for late data), and then the ones fed by it. `seen` ends cycles. One that cannot be
+   * replayed (a time trigger, a replay under way) is left as it is and logged.
+   */
+  private async cascade(v: VdpRecord, start: number, candidates: readonly CascadeCandidate[], seen: Set<number>): Promise<void> {
+    for (const { record: dep, reads } of candidates) {
+      if (seen.has(dep.id) || !reads.has(v.dataPointID) || !this.isRunning(dep.id)) continue
+      seen.add(dep.id)
+      try {
+        await this.replayOne(dep, start, Number.MAX_SAFE_INTEGER)
+      } catch (err) {
+        (this.deps.log.warn ?? this.deps.log.info).call(this.deps.log, { err, vdp: dep.dataPointID, project_id: dep.project_id, fed_by: v.dataPointID }, 'replay not cascaded into a virtual datapoint fed by a replayed one')
+        continue
+      }
+      await this.cascade(dep, start, candidates, seen)
+    }
+  }
+
+  private async replayOne(v: VdpRecord, start: number, end: number, progress?: (inputs: number) => void): Promise<RangeReplayResult> {
     const config = parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters })
     const refusal = replayRefusal(config)
     if (refusal) throw new ReplayRefused('trigger', refusal)
@@ -244,6 +274,17 @@ export class VdpRuntime implements VdpRunner, ProjectRuntime {
 
   private async startFailed(v: VdpRecord, message: string): Promise<void> {
     try { await moveVdp(this.deps.catalog, v.id, 'start_failed', message) } catch { /* deleted or moved on meanwhile */ }
+  }
+}
+
+interface CascadeCandidate { record: VdpRecord; reads: ReadonlySet<string> }
+
+/** The datapoints the virtual datapoint's pins read. */
+function pinInputs(v: VdpRecord): ReadonlySet<string> {
+  try {
+    return new Set(parseVdpConfig(v.type, { pins: v.pins, parameters: v.parameters }).pins.map((p) => p.dataPointID))
+  } catch {
+    return new Set() // a configuration that does not parse does not run either
   }
 }
 

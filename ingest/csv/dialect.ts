@@ -30,7 +30,7 @@
 //    With an epoch name the time format is epoch; otherwise it is decided from the sample
 //    for that column order (epoch when more lines read as epoch than as ISO).
 
-import { parseEpochRange, parseTimestampRange } from '../timestamp.ts'
+import { parseEpochRange, parseTimestampRange } from '../../core/timestamp.ts'
 import { parseFloatRange } from './number.ts'
 import { type ColumnOrder, type CsvDialect, type Delimiter, LineParser, PREFERRED_DIALECT, type QuoteChar, type TimeFormat } from './line.ts'
 

@@ -22,7 +22,7 @@
 // - Values: finite floats only (see number.ts); a decimal comma is accepted when the
 //   delimiter is not `,`.
 
-import { parseEpochRange, parseTimestampRange } from '../timestamp.ts'
+import { parseEpochRange, parseTimestampRange } from '../../core/timestamp.ts'
 import { controlCharacterIn } from '../../core/identifier.ts'
 import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat, errIdentifierControl } from './errors.ts'
 import { parseFloatRange } from './number.ts'

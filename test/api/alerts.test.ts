@@ -1,4 +1,4 @@
-// Alerts through the API of a listening platform (issue 13 items 1, 3, 5): the endpoints 80-88,
+// Alerts through the API of a listening platform (issue 13 items 1, 3, 5): the endpoints 100-108,
 // their payloads and refusals, and threshold alerts evaluated on the live stream (observations
 // posted over HTTP, stored, then evaluated) with their events readable per alert.
 import t from 'tap'
@@ -36,7 +36,8 @@ t.test('create, read, list, refuse PUT, disable, enable, delete', async (t) => {
   t.equal((await live.http('POST', '/v2/alert/threshold', threshold('x'))).status, 400, 'project_id is required')
   const put = await live.http('PUT', `/v2/project/${pid}/alert/${a.id}`, { name: 'x' })
   t.equal(put.status, 409)
-  t.match(put.body.error, /in-place modification of alerts is not supported; delete it .* and create it again/)
+  // Spec 3: "in-place modification is no longer supported; delete and recreate".
+  t.same(put.body, { success: false, operation: 'update', error: `Alert ${a.id}: in-place modification of alerts is no longer supported; delete it (DELETE /v2/alert/${a.id}?project_id=${pid}) and create it again` })
 
   t.same((await live.http('GET', `/v2/project/${pid}/alert/${a.id}`)).body.id, a.id)
   const list = async (q: string) => (await live.http('GET', `/v2/project/${pid}/alerts${q}`)).body
@@ -66,9 +67,15 @@ t.test('create, read, list, refuse PUT, disable, enable, delete', async (t) => {
   t.notOk(live.platform.alerts!.isRunning(a.id))
   t.equal((await live.http('GET', `/v2/project/${pid}/alert/${a.id}`)).status, 404)
 
-  // Deleting the project removes its alerts (and stops them first).
+  // Deleting the project removes its alerts with their events (a raised one is stopped first).
+  const raised = (await live.http('POST', `/v2/alert/threshold?project_id=${pid}`, threshold('ahu/return'))).body.resource.id as number
+  t.equal((await live.http('POST', `/v2/project/${pid}/timeseries`, { 'ahu/return': [{ time: '2024-01-01T00:00:00Z', value: 40 }] })).status, 200)
+  await waitFor(async () => (await live.platform.catalog.alerts.eventCount(raised)) === 1, { what: 'the crit raise' })
+  t.ok(live.platform.alerts!.isRunning(raised))
   t.equal((await live.http('DELETE', `/v2/project/${pid}`)).status, 200)
-  t.equal(await live.platform.catalog.alerts.find(tp.body.resource.id), undefined)
+  t.notOk(live.platform.alerts!.isRunning(raised), 'stopped')
+  for (const id of [raised, tp.body.resource.id]) t.equal(await live.platform.catalog.alerts.find(id), undefined, `alert ${id} removed`)
+  t.equal(await live.platform.catalog.alerts.eventCount(raised), 0, 'its events too')
 })
 
 t.test('threshold alert on the live stream: levels, hysteresis, events per alert', async (t) => {

@@ -8,7 +8,7 @@ import t from 'tap'
 import { performance } from 'node:perf_hooks'
 import { addProject, addUser, platform } from '../helpers/platform.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
-import { formatTimestamp } from '../../ingest/timestamp.ts'
+import { formatTimestamp } from '../../core/timestamp.ts'
 
 const LIMIT_MS = 50
 

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { Ajv } from 'ajv'
 import { endpoints } from '../../api/registry.ts'
+import { alertPayload } from '../../engine/notify/payload.ts'
 import { ADMIN, livePlatform } from '../helpers/live-platform.ts'
 import { representativeTraffic } from '../helpers/openapi-traffic.ts'
 
@@ -63,6 +64,37 @@ t.test('every operation lists its failures with the envelope; creates list 201',
       t.same(responses[c].content['application/json'].schema.required, ['success', 'error', 'operation'], `${e.number} ${c}: failure envelope`)
     }
   }
+  // A parameter with a default is optional (e.g. spec 2: setpoint `priority` default 13, `acked`,
+  // `dryrun`, `keep_out_of_service`): a generated client must not be forced to send it.
+  for (const e of endpoints) {
+    for (const p of doc.paths[e.path][e.method.toLowerCase()].parameters ?? []) {
+      if (p.schema?.default !== undefined) t.notOk(p.required, `${e.number} ${p.in} parameter ${p.name} has a default: not required`)
+    }
+  }
+  const setpoint = doc.paths['/v2/datapoint/setpoint'].post.parameters
+  t.same(setpoint.filter((p: any) => p.required).map((p: any) => p.name).sort(), ['dataPointID', 'project_id', 'value'], '141: only project_id, dataPointID and value are required')
   t.same(Object.keys(doc.paths['/v2/company/project'].post.responses).filter((c) => c < '300'), ['201'], 'a create answers 201')
   t.same(doc.paths['/v2/auth/token'].post.security, [{ basic: [] }], 'a token is exchanged for a Basic login only')
+})
+
+t.test('the alert webhook payload is documented as a callback of both alert creates, and real payloads match it', async (t) => {
+  const { platform } = await livePlatform(t)
+  const doc = await (await fetch(platform.address + '/v2/openapi.json')).json() as any
+  const callback = (path: string) => doc.paths[path].post.callbacks?.alertNotification?.['{$request.body#/notification/webhook/url}']?.post
+  const threshold = callback('/v2/alert/threshold')
+  t.same(callback('/v2/alert/throughput'), threshold, 'the same callback on 100 and 101')
+  t.match(threshold.requestBody.description, /x-lintel-signature: t=<unix seconds>,v1=<hex HMAC-SHA256/)
+  const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true })
+  const validate = ajv.compile(threshold.requestBody.content['application/json'].schema)
+  const alert = { id: 7, name: 'AHU', kind: 'threshold', project_id: 1, dataPointID: 'ahu/t', attributes: { building: 'HQ' } }
+  const bodies = [
+    alertPayload(alert, { id: 1, kind: 'raise', level: 'warn', previous_level: null, value: 27, time: 1_711_958_460_000_000 }),
+    alertPayload(alert, { id: 2, kind: 'raise', level: 'crit', previous_level: 'warn', value: 31.5, time: 1_711_958_520_000_001 }),
+    alertPayload(alert, { id: 3, kind: 'reset', level: 'crit', previous_level: null, value: null, time: 1_711_958_580_000_000 }),
+    alertPayload({ ...alert, kind: 'throughput' }, { id: 4, kind: 'raise', level: 'warn', previous_level: null, value: 0, time: 1_711_958_640_000_000 }),
+  ]
+  for (const b of bodies) t.ok(validate(JSON.parse(b)), `${b} matches${validate.errors ? ' ' + ajv.errorsText(validate.errors) : ''}`)
+  const { event, ...noEvent } = JSON.parse(bodies[0])
+  t.notOk(validate(noEvent), 'a body without its event does not match')
+  t.notOk(validate({ ...JSON.parse(bodies[0]), event: { ...event, level: 'fatal' } }), 'nor one with an unknown level')
 })

@@ -42,3 +42,22 @@ t.test('supported Node.js versions: 20, 22, 24, each with a SQLite driver that w
   t.equal(lock.packages['node_modules/better-sqlite3-napi']?.version, '13.2.0', 'the Node-API driver is locked')
   t.notOk(lock.packages['node_modules/better-sqlite3-napi']?.hasInstallScript, 'and ships its binary: nothing to compile')
 })
+
+/** The shell blocks of the README's set-up section (before the walk-through), each as its command lines. */
+function setupBlocks(): string[][] {
+  const readme = readFileSync('README.md', 'utf8')
+  const setup = readme.slice(readme.indexOf('## Set-up'), readme.indexOf('## Walk-through'))
+  return [...setup.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1].split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')))
+}
+
+t.test("CI runs exactly the README's test command; the README's set-up is two commands", async (t) => {
+  const blocks = setupBlocks()
+  const test = blocks.find((b) => b.some((l) => /\bnpm test\b/.test(l)))
+  t.same(test, ['npm ci && npm run test:deps && npm test'], "the README's test command")
+  const ci = readFileSync('.ci/run', 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'))
+  t.ok(ci.includes(test![0]), '.ci/run runs it as written')
+  t.notOk(ci.some((l) => /\bnpm (ci|install|test)\b/.test(l) && l !== test![0]), 'and no other install or test command beside it')
+  t.ok(ci.includes('npm run test:node24'), 'then proves Node 24 (item 11)')
+  t.same(blocks[0], ['npm ci && LINTEL_COMPANY_NAME=Acme LINTEL_ADMIN_EMAIL=admin@acme.example LINTEL_ADMIN_PASSWORD=change-me-now npm start'],
+    'one command: install, then the first start with the admin the walk-through logs in as')
+})

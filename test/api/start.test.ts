@@ -187,3 +187,20 @@ t.test('npm start is the server: SIGTERM to its pid stops it gracefully, nothing
   const lost = acked.filter((b) => !stored.has(b))
   t.same(lost, [], `all ${acked.length} acknowledged batches are stored (${refused} refused or cut off)`)
 })
+
+t.test('SIGINT (Ctrl-C) stops as gracefully as SIGTERM, with its log line', async (t) => {
+  const dir = t.testdir()
+  const s = await startServer({ LINTEL_DATA_DIR: dir })
+  t.teardown(() => { s.child.kill('SIGKILL') })
+  s.child.kill('SIGINT')
+  const [code] = await once(s.child, 'exit')
+  t.equal(code, 0, 'exits 0')
+  t.match(s.out(), /lintel stopped on SIGINT in \d+ ms: stopped accepting, finished requests in flight, stored all accepted observations/)
+  const after = await new Promise<string>((resolve) => {
+    const c = connect(s.port, '127.0.0.1')
+    c.on('connect', () => { c.destroy(); resolve('listening') })
+    c.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'))
+  })
+  t.equal(after, 'ECONNREFUSED', 'nothing listens on the port any more')
+  t.notOk(existsSync(join(dir, 'server.lock')), 'the lock is released')
+})

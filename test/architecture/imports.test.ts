@@ -75,3 +75,13 @@ t.test('no import cycles', async (t) => {
   const typeCycles = cycles(inside).filter((c) => !c.some((f) => KNOWN_TYPE_CYCLES.has(f)))
   t.same(typeCycles, [], 'no cycle through type imports either (except the known one)')
 })
+
+t.test('the cycle check fails on a cycle (the app.ts <-> route plugin knot of issue 15, item 10)', async (t) => {
+  const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly, line: 1 })
+  const knot = [edge('api/main.ts', 'api/app.ts'), edge('api/app.ts', 'api/routes/users.ts'), edge('api/routes/users.ts', 'api/app.ts', true)]
+  t.same(cycles(knot), [['api/app.ts', 'api/routes/users.ts']], 'a type-only import back to app.ts closes a cycle')
+  t.same(cycles(knot.filter((e) => !e.typeOnly)), [], 'the run-time imports alone have none')
+  t.same(cycles([edge('api/x.ts', 'api/x.ts')]), [['api/x.ts']], 'a file importing itself')
+  const fixed = [...knot.slice(0, 2), edge('api/routes/users.ts', 'api/route-context.ts', true), edge('api/app.ts', 'api/route-context.ts', true)]
+  t.same(cycles(fixed), [], 'RouteContext in its own module: no cycle')
+})

@@ -219,6 +219,8 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     const a = await c.mqttAccounts.create(project.id, { username: 'dev', password: 'dev-pass-1', rights: 'write', validUntil: Date.now() + 60_000, reach })
     t.match(a, { project_id: project.id, username: 'dev', rights: 'write', description: '', password_hash: String })
     await t.rejects(c.mqttAccounts.create(project.id, { username: 'dev', password: 'x-pass-12', validUntil: null }), E(409))
+    await t.rejects(c.mqttAccounts.create(project.id, { username: 'op\u0000x', password: 'x-pass-12', validUntil: null }),
+      { status: 400, message: 'Refused: the MQTT username "op\\u0000x" contains the control character U+0000' }, 'no control character in a username (issue 9)')
     const op = await c.mqttAccounts.create(project.id, { username: 'op', password: 'op-pass-1', validUntil: null })
     t.equal(op.rights, 'read')
     const found = (await c.mqttAccounts.findValid('dev'))!

@@ -3,13 +3,17 @@
 // null relinquishes, a dry run writes nothing, the spec's refusals, edge offline → failed after
 // the time-out, platform restarted while `requested`, and a deleted project ends its operations.
 import t from 'tap'
-import mqtt from 'mqtt'
+import { readFileSync } from 'node:fs'
+import { freePort } from '../helpers/free-port.ts'
 import { loadConfig } from '../../api/config.ts'
 import { start } from '../../api/main.ts'
 import { ADMIN, until } from '../helpers/live-platform.ts'
 import { basic } from '../helpers/platform.ts'
 import { setpointSite } from '../helpers/setpoint-site.ts'
 import { ensureRunTls } from '../helpers/tls-pair.ts'
+import type { DriverWrite } from '../../edge/driver.ts'
+import { startEdgeAgent } from '../../edge/agent.ts'
+import { SimulatedBacnetDriver } from '../../edge/simulated-driver.ts'
 
 const DP = 'ahu-1.sp'
 const NULLS = new Array(16).fill(null)
@@ -55,6 +59,7 @@ t.test('write, overwrite, priority, relinquish, dry run: the operation, its log 
   const op4 = await site.settled((await site.write(`dataPointID=${DP}&value=null&priority=8&acked=true`)).body.resource.reference)
   t.equal(op4.status, 'written')
   t.equal(op4.old_value, '19')
+  t.equal(op4.log.at(-1).overwritten_value, '19')
   t.equal(driver.read(DP).presentValue, 23)
   t.equal(driver.read(DP).priorityArray[7], null)
   t.ok(await until(async () => (await site.read(site.pid, DP)).data?.at(-1)?.value === 23))
@@ -67,6 +72,8 @@ t.test('write, overwrite, priority, relinquish, dry run: the operation, its log 
   t.match(op5.log[0], { dryrun: true, acked: true })
   t.match(op5.log.at(-1).msg, /Dry run/)
   t.equal(op5.old_value, '23', 'the value that would be overwritten')
+  t.equal(op5.log.at(-1).overwritten_value, '23', 'a dry run logs what it would overwrite ...')
+  t.same(op5.log.at(-1).priorityArray, [...NULLS.slice(0, 12), 23, ...NULLS.slice(13)], '... and the priority array as it is')
   t.same(driver.read(DP), before, 'the device is unchanged')
   t.equal(site.agent.counters.published, published, 'no present value was published')
 
@@ -135,14 +142,15 @@ t.test('refusals in the spec\'s order and texts; the operator unlocks priorities
 })
 
 t.test('edge offline: the operation fails after the time-out', async (t) => {
-  const site = await setpointSite(t, { LINTEL_SETPOINT_TIMEOUT_MS: '400' })
+  const site = await setpointSite(t, { LINTEL_SETPOINT_TIMEOUT_MS: '2000' })
   await site.agent.stop()
   const w = await site.write(`dataPointID=${DP}&value=21&acked=true`)
-  t.equal((await site.op(w.body.resource.reference)).body.status, 'requested')
   const op = await site.settled(w.body.resource.reference)
   t.equal(op.status, 'failed')
-  t.equal(op.log.at(-1).msg, 'No answer from the edge device within 0.4 s: the edge device is unreachable')
-  t.ok(Date.parse(op.log.at(-1).time) - Date.parse(op.log[0].time) >= 400)
+  // Requested (sent), then failed by the time-out: the log shows both, the time-out's text and its wait.
+  t.same(op.log.map((e: { status: string }) => e.status), ['initialized', 'requested', 'failed'])
+  t.equal(op.log.at(-1).msg, 'No answer from the edge device within 2 s: the edge device is unreachable')
+  t.ok(Date.parse(op.log.at(-1).time) - Date.parse(op.log[0].time) >= 2000, 'not before the time-out')
 })
 
 t.test('a deleted project ends its pending operations', async (t) => {
@@ -155,47 +163,73 @@ t.test('a deleted project ends its pending operations', async (t) => {
   t.equal(service.counters.failed - failed, 1, 'ended before the project was forgotten, not left to its time-out')
 })
 
-t.test('the platform restarted while requested: the operation is still answered, or times out', async (t) => {
+t.test('the platform restarted while requested: the edge agent answers after it; an unanswered one times out at its deadline', async (t) => {
   const dir = t.testdir()
+  const TIMEOUT_MS = 20_000 // longer than a stop and a start on a loaded machine (3 s was not)
   const env = {
-    LINTEL_DATA_DIR: dir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'silent',
-    LINTEL_COMPANY_NAME: 'Live', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, LINTEL_SETPOINT_TIMEOUT_MS: '3000', ...await ensureRunTls(),
+    LINTEL_DATA_DIR: dir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: String(await freePort()), LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'silent',
+    LINTEL_COMPANY_NAME: 'Live', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, LINTEL_SETPOINT_TIMEOUT_MS: String(TIMEOUT_MS), ...await ensureRunTls(),
   }
-  const http = async (p: { address: string }, method: string, path: string, body?: unknown) => {
+  let p = await start(loadConfig(env))
+  t.teardown(() => p.stop())
+  const http = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(p.address + path, { method, headers: { authorization: basic(ADMIN), 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
     return { status: res.status, body: await res.json() as any }
   }
-  let p = await start(loadConfig(env))
-  const pid = (await http(p as { address: string }, 'POST', '/v2/company/project', { name: 'R' })).body.resource.project.id as number
+  const pid = (await http('POST', '/v2/company/project', { name: 'R' })).body.resource.project.id as number
   await p.catalog.setpoints.setSettings(pid, { enabled: true })
-  await p.catalog.datapoints.ensure(pid, [DP])
-  const s = await p.catalog.projects.settings(pid)
-  const acct = await http(p as { address: string }, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'edge-r', password: 'edge-r-password', rights: 'write' })
-  t.equal(acct.status, 201)
-  const connect = async (pl: typeof p) => mqtt.connectAsync(`mqtts://127.0.0.1:${pl.broker!.ports.tls}`, { ca: await import('node:fs').then((fs) => fs.readFileSync(pl.caFile!)), username: 'edge-r', password: 'edge-r-password', reconnectPeriod: 0 })
-  let edge = await connect(p)
-  await edge.publishAsync(`META/${s.load_balancing_group}/${s.project_handle}`, JSON.stringify({ entity: { id: DP, type: 'datapoint', source: 'edge' }, mode: ['add'], tags: [{ key: 'writable', value: 'true' }] }), { qos: 1 })
-  t.equal((await http(p as { address: string }, 'PUT', `/v2/datapoint?project_id=${pid}&dataPointID=${DP}`, { setpoint_min_value: 0, setpoint_max_value: 50 })).status, 200)
-  await edge.subscribeAsync(`CONTROLS/${s.load_balancing_group}/${s.project_handle}`, { qos: 1 })
+  const { load_balancing_group: group, project_handle: handle } = await p.catalog.projects.settings(pid)
+  t.equal((await http('POST', `/v2/project/${pid}/mqttuser`, { username: 'edge-r', password: 'edge-r-password', rights: 'write' })).status, 201)
+
+  // The edge agent (same TLS port after the restart, so it reconnects by itself) owns DP only;
+  // its field bus is slow: a write waits until the test lets it through.
+  let release!: () => void
+  const held = new Promise<void>((resolve) => { release = resolve })
+  class SlowBusDriver extends SimulatedBacnetDriver {
+    override async write(w: DriverWrite) { await held; return super.write(w) }
+  }
+  const driver = new SlowBusDriver([{ id: DP, relinquishDefault: 20 }])
+  const agent = await startEdgeAgent({
+    url: `mqtts://127.0.0.1:${p.broker!.ports.tls}`, ca: readFileSync(p.caFile!), username: 'edge-r', password: 'edge-r-password',
+    group, handle, driver, ownPointsOnly: true, reconnectPeriod: 100,
+  })
+  t.teardown(() => agent.stop())
+  let connects = 0
+  agent.client.on('connect', () => { connects++ })
   const received: any[] = []
-  edge.on('message', (_t, m) => received.push(JSON.parse(String(m))))
-  const a = (await http(p as { address: string }, 'POST', `/v2/datapoint/setpoint?project_id=${pid}&dataPointID=${DP}&value=21&acked=true`)).body.resource.reference
-  const b = (await http(p as { address: string }, 'POST', `/v2/datapoint/setpoint?project_id=${pid}&dataPointID=${DP}&value=22&acked=true`)).body.resource.reference
-  t.ok(await until(() => received.filter((m) => m.type === 'NEWSPT').length === 2), 'the edge device received both NEWSPT')
-  t.match(received[0], { type: 'NEWSPT', swop_version: 0.1, datapoint: DP, value: 21, priority: 13, reference: a, acked: true, dryrun: false, keep_out_of_service: false })
-  await edge.endAsync()
+  agent.client.on('message', (_t, m) => received.push(JSON.parse(String(m))))
+  // DP and 'other' are writable with bounds; the agent does not own 'other': nobody answers it.
+  for (const id of [DP, 'other']) {
+    await agent.client.publishAsync(`META/${group}/${handle}`, JSON.stringify({ entity: { id, type: 'datapoint', source: 'edge' }, mode: ['add'], tags: [{ key: 'writable', value: 'true' }] }), { qos: 1 })
+    t.ok(await until(async () => (await http('PUT', `/v2/datapoint?project_id=${pid}&dataPointID=${id}`, { setpoint_min_value: 0, setpoint_max_value: 50 })).status === 200), `bounds on ${id}`)
+  }
+  const a = (await http('POST', `/v2/datapoint/setpoint?project_id=${pid}&dataPointID=${DP}&value=21&acked=true`)).body.resource.reference as string
+  const b = (await http('POST', `/v2/datapoint/setpoint?project_id=${pid}&dataPointID=other&value=22&acked=true`)).body.resource.reference as string
+  t.ok(await until(() => received.filter((m) => m.type === 'NEWSPT').length === 2, 15_000), 'the edge agent received both NEWSPT')
+  // Spec 3 "Controls messages": type, swop_version, datapoint, value, priority; plus what an acknowledged write needs.
+  t.same(received.find((m) => m.type === 'NEWSPT' && m.reference === a), { type: 'NEWSPT', swop_version: 0.1, datapoint: DP, value: 21, priority: 13, reference: a, acked: true, dryrun: false, keep_out_of_service: false })
+  t.ok(await until(async () => JSON.parse((await http('GET', `/v2/datapoint/setpoint/${a}`)).body.log).length === 3, 15_000), 'accepted by the edge agent, still writing')
   await p.stop()
 
-  // Restarted: both are still `requested`; the edge device answers one, the other times out.
+  // Restarted on the same data directory and TLS port: both are still `requested`.
   p = await start(loadConfig(env))
-  t.teardown(() => p.stop())
-  t.equal((await http(p as { address: string }, 'GET', `/v2/datapoint/setpoint/${a}`)).body.status, 'requested')
-  edge = await connect(p)
-  t.teardown(() => edge.endAsync())
-  const NULLS16 = new Array(16).fill(null)
-  await edge.publishAsync(`CONTROLS/${s.load_balancing_group}/${s.project_handle}`, JSON.stringify({ type: 'SPTACK', swop_version: 0.1, reference: a, datapoint: DP, result: 'written', priorityArray: NULLS16, present_value: 21 }), { qos: 1 })
-  t.ok(await until(async () => (await http(p as { address: string }, 'GET', `/v2/datapoint/setpoint/${a}`)).body.status === 'written', 15_000), 'answered after the restart')
-  t.ok(await until(async () => (await http(p as { address: string }, 'GET', `/v2/datapoint/setpoint/${b}`)).body.status === 'failed', 15_000), 'the other times out')
-  const logB = JSON.parse((await http(p as { address: string }, 'GET', `/v2/datapoint/setpoint/${b}`)).body.log)
-  t.match(logB.at(-1).msg, /No answer from the edge device within 3 s/)
+  const restartedAt = Date.now()
+  t.equal((await http('GET', `/v2/datapoint/setpoint/${a}`)).body.status, 'requested')
+  t.equal((await http('GET', `/v2/datapoint/setpoint/${b}`)).body.status, 'requested')
+  t.ok(await until(() => connects >= 1 && agent.client.connected, 15_000), 'the edge agent reconnected')
+  release() // the slow write completes; the agent answers the restarted platform
+  t.ok(await until(async () => (await http('GET', `/v2/datapoint/setpoint/${a}`)).body.status === 'written', 15_000), 'answered after the restart')
+  const opA = (await http('GET', `/v2/datapoint/setpoint/${a}`)).body
+  const logA = JSON.parse(opA.log)
+  t.same(logA.map((e: { status: string }) => e.status), ['initialized', 'requested', 'requested', 'written'])
+  t.same(logA.at(-1).priorityArray, NULLS)
+  t.equal(opA.old_value, 'null')
+  t.equal(driver.read(DP).presentValue, 21)
+
+  t.ok(await until(async () => (await http('GET', `/v2/datapoint/setpoint/${b}`)).body.status === 'failed', 2 * TIMEOUT_MS), 'the unanswered one times out')
+  const logB = JSON.parse((await http('GET', `/v2/datapoint/setpoint/${b}`)).body.log)
+  t.equal(logB.at(-1).msg, 'No answer from the edge device within 20 s: the edge device is unreachable')
+  const failedAt = Date.parse(logB.at(-1).time)
+  t.ok(failedAt - Date.parse(logB[0].time) >= TIMEOUT_MS, 'not before its deadline')
+  t.ok(failedAt < restartedAt + TIMEOUT_MS, 'at its original deadline, not a fresh time-out counted from the restart')
 })

@@ -132,6 +132,54 @@ t.test('rollups: kept equal to the raw rows through overwrites, late data and de
   t.same(rows(F), [], 'deleted with the series')
 })
 
+t.test('rollups: the writer remembers newest buckets across commits, and forgets them when rows change otherwise', async (t) => {
+  // In-order appends merge into the remembered newest bucket without reading it back
+  // (sqlite-rollups.ts); replace, late data and delete must leave no stale memory behind.
+  const dir = tempDir(t)
+  const store = await openSqliteStore({ dir })
+  const db = new Database(join(dir, DB_FILE), { readonly: true })
+  t.teardown(async () => { db.close(); await store.close() })
+  const M = 60_000_000
+  const levels = [15 * M, 60 * M, 1440 * M]
+  const stored = db.prepare('SELECT level, bucket, count, sum, min, max, first, last FROM rollup WHERE series = 7 ORDER BY level, bucket').raw()
+  const raw = db.prepare('SELECT time, value FROM obs WHERE series = 7 ORDER BY time').raw()
+  const expected = () => {
+    const out: number[][] = []
+    for (const level of levels) {
+      const by = new Map<number, number[]>()
+      for (const [time, value] of raw.all() as number[][]) {
+        const b = Math.floor(time / level) * level
+        const r = by.get(b)
+        if (!r) by.set(b, [level, b, 1, value, value, value, value, value])
+        else { r[2]++; r[3] += value; r[4] = Math.min(r[4], value); r[5] = Math.max(r[5], value); r[7] = value }
+      }
+      out.push(...by.values())
+    }
+    return out
+  }
+  const check = (what: string) => t.same(stored.all(), expected(), what)
+  let time = 0
+  const inOrder = async (n: number, value: (i: number) => number) => {
+    const batch: Observation[] = []
+    for (let i = 0; i < n; i++) batch.push({ series: 7, time: time += 2 * M, value: value(i) })
+    await store.append(batch)
+  }
+  await inOrder(3, (i) => i)
+  await inOrder(2, (i) => 10 - i) // the same 15-minute bucket, two commits later
+  check('in-order commits merge into the newest buckets')
+  await store.replaceRange(7, 4 * M, 9 * M, [{ time: 5 * M, value: 100 }])
+  check('a replaced range recomputes the buckets')
+  await inOrder(2, () => -1)
+  check('in-order commits after a replace')
+  await store.append([{ series: 7, time: 3 * M, value: 50 }])
+  await inOrder(1, () => 2)
+  check('late data, then in order again')
+  await store.deleteSeries([7])
+  time = 0
+  await inOrder(2, (i) => i + 0.5)
+  check('a deleted series starts afresh')
+})
+
 t.test('a store file of schema version 1 gets its rollups built when opened', async (t) => {
   const dir = tempDir(t)
   const old = new Database(join(dir, DB_FILE))

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import {
   type LineSink, ERR_AFTER_QUOTE, ERR_DOUBLE_BLANK, ERR_EMPTY_ID, ERR_ID_TOO_LONG, ERR_ID_UTF8, ERR_MISSING_TIMESTAMP,
   ERR_MISSING_VALUE, ERR_TAGS_TOO_LONG, ERR_TAGS_UTF8, ERR_UNESCAPED_QUOTE, ERR_UNTERMINATED_QUOTE, MAX_ID_LENGTH,
-  MAX_TAGS_BYTES, errBadTags, errIdControl, errTimestamp, errTimestampRange, errTrailing, errValue, parseFloatBytes, parseLines,
+  MAX_TAGS_BYTES, errBadTags, errTagsControl, errIdControl, errTimestamp, errTimestampRange, errTrailing, errValue, parseFloatBytes, parseLines,
   parseTagSet, parseTimestampBytes,
 } from '../../protocol/line-protocol.ts'
 
@@ -166,6 +166,9 @@ t.test('tag sets', async t => {
   t.equal(err(invalid), ERR_TAGS_UTF8)
   const escapedInvalid = Buffer.concat([Buffer.from('t,k=\\'), Buffer.from([0xff]), Buffer.from(` value=1 ${NS}`)])
   t.equal(err(escapedInvalid), ERR_TAGS_UTF8)
+  for (const [tags, code] of [['ro\u0000om=1', 'U+0000'], ['room=a\u0007', 'U+0007'], ['k=\\\u001b', 'U+001B'], ['k\u0085=1', 'U+0085'], ['k=\u007f', 'U+007F']]) {
+    t.equal(err(`t,${tags} value=1 ${NS}`), errTagsControl(code), `control character in a tag set (issue 9): ${JSON.stringify(tags)}`)
+  }
   t.same(parseTagSet('room=1,floor=2'), [{ key: 'room', value: '1' }, { key: 'floor', value: '2' }])
   t.same(parseTagSet('k=a\\ b,x=y\\,z,e\\=q=1=2'), [{ key: 'k', value: 'a b' }, { key: 'x', value: 'y,z' }, { key: 'e=q', value: '1=2' }])
   t.same(parseTagSet(''), [])

@@ -175,4 +175,6 @@ t.test('identifiers with control characters are refused (issue 9)', async t => {
   t.equal(error({ ...V2, entity: { ...V2.entity, id: 'a\u0000b' } }), 'entity.id contains the control character U+0000')
   t.equal(error({ entity: { id: 'dev', type: 'device', source: 's' }, mode: ['add'], tags: [], datapoints: ['ok', 'x\u009b'] }), 'datapoints[1] contains the control character U+009B')
   t.equal(error({ name: 'v1\u001b', objtype: 'analogInput' }), 'name contains the control character U+001B')
+  t.equal(error({ ...V2, tags: [{ key: 'room\u0000', value: 'A' }] }), 'tags[0]: tag key contains the control character U+0000', 'a tag key (what TagAuths filter on)')
+  t.equal(error({ name: 'v1', objtype: 'analogInput', 'k\u0085': 1 }), 'key "k\u0085": tag key contains the control character U+0085')
 })

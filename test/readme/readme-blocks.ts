@@ -8,20 +8,24 @@
 //     spaces (`#   ...`); `...` stands for any text. Every other comment describes.
 
 export interface Step { command: string; expected?: string; line: number }
-export interface Block { line: number; steps: Step[] }
+export interface Block { line: number; steps: Step[]; section: string; skipped: boolean }
 
 const SKIP = '<!-- readme-test: skip -->'
 
+/** Every ```sh block in README order, with the `## ` section it stands in; `skipped` ones are not run. */
 export function readmeBlocks(markdown: string): Block[] {
   const lines = markdown.split('\n')
   const blocks: Block[] = []
+  let section = ''
   for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith('## ')) section = lines[i].slice(3).trim()
     if (lines[i].trim() !== '```sh') continue
     let prev = i - 1
     while (prev >= 0 && lines[prev].trim() === '') prev--
     const end = lines.indexOf('```', i + 1)
     if (end < 0) throw new Error(`README line ${i + 1}: unterminated code block`)
-    if (prev < 0 || lines[prev].trim() !== SKIP) blocks.push({ line: i + 1, steps: stepsOf(lines.slice(i + 1, end), i + 2) })
+    const skipped = prev >= 0 && lines[prev].trim() === SKIP
+    blocks.push({ line: i + 1, steps: skipped ? [] : stepsOf(lines.slice(i + 1, end), i + 2), section, skipped })
     i = end
   }
   return blocks

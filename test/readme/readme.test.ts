@@ -5,8 +5,8 @@
 // show fails the test, so a broken walk-through cannot hide behind a missing example.
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync } from 'node:fs'
+import { freePort } from '../helpers/free-port.ts'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { outputMatches, readmeBlocks } from './readme-blocks.ts'
@@ -14,14 +14,6 @@ import { outputMatches, readmeBlocks } from './readme-blocks.ts'
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const readme = readFileSync(join(repo, 'README.md'), 'utf8')
 const FIRST_START = { LINTEL_COMPANY_NAME: 'Acme', LINTEL_ADMIN_EMAIL: 'admin@acme.example', LINTEL_ADMIN_PASSWORD: 'change-me-now' }
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
-  const { port } = s.address() as { port: number }
-  await new Promise((resolve) => s.close(resolve))
-  return port
-}
 
 async function waitForHttp(url: string, server: ChildProcess, log: () => string): Promise<void> {
   const until = Date.now() + 60_000
@@ -57,6 +49,7 @@ function shell(cwd: string, env: NodeJS.ProcessEnv) {
       const [stdout, rest] = out.split(mark)
       return { status: Number(rest.trim().split(/\s/)[0]), stdout: stdout.trim(), stderr: err.trim() }
     },
+    pid: bash.pid,
     close: () => { bash.stdin.end(); bash.kill() },
   }
 }
@@ -67,6 +60,7 @@ t.test('every README block runs in order on a fresh installation and prints what
   const cwd = t.testdir()
   mkdirSync(join(cwd, 'node_modules', '.bin'), { recursive: true })
   symlinkSync(join(repo, 'bin', 'lintel.js'), join(cwd, 'node_modules', '.bin', 'lintel')) // `npx lintel` from the reader's directory
+  symlinkSync(join(repo, 'bin'), join(cwd, 'bin')) // `node bin/lintel.js` as well
   const ports = { http: await freePort(), tls: await freePort(), ws: await freePort() }
   const env = { ...process.env, LINTEL_LOG_LEVEL: 'warn', LINTEL_HTTP_PORT: String(ports.http), LINTEL_MQTT_TLS_PORT: String(ports.tls), LINTEL_MQTT_WS_PORT: String(ports.ws) }
   let serverLog = ''
@@ -78,14 +72,24 @@ t.test('every README block runs in order on a fresh installation and prints what
 
   const sh = shell(cwd, { ...env, PATH: `${join(cwd, 'node_modules', '.bin')}:${process.env.PATH}` })
   t.teardown(() => sh.close())
+  // A failed run must not leave what the README started behind either.
+  const realCwd = realpathSync(cwd)
+  t.teardown(() => { for (const p of processesIn(realCwd)) if (p.pid !== process.pid) try { process.kill(p.pid, 'SIGTERM') } catch { /* gone */ } })
   // The README speaks of the default ports; this server listens where the test put it.
   const localise = (cmd: string) => cmd
     .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.http}`)
     .replace(/-p 8884\b/g, `-p ${ports.tls}`)
     .replace(/-p 9001\b/g, `-p ${ports.ws}`)
 
-  const blocks = readmeBlocks(readme)
-  t.ok(blocks.length >= 5, `README has runnable blocks (${blocks.length})`)
+  const all = readmeBlocks(readme)
+  // Only the commands that install or start servers are not run here (the test starts its own).
+  t.same([...new Set(all.filter((b) => b.skipped).map((b) => b.section))], ['Set-up on a fresh machine (Node.js 20, 22 or 24, npm, a C++ toolchain)', 'Scaled mode'],
+    'blocks are skipped only in the set-up and scaled-mode sections')
+  const blocks = all.filter((b) => !b.skipped)
+  const sections = new Set(blocks.map((b) => b.section))
+  for (const want of ['Walk-through', 'Time series', 'MQTT', 'Documents', 'Currency', 'Virtual datapoints', 'Alerts', 'Setpoints', 'Analytics', 'The operator tool']) {
+    t.ok([...sections].some((s) => s.startsWith(want)), `the ${want} section's blocks run`)
+  }
   for (const block of blocks) {
     for (const step of block.steps) {
       const label = `README line ${step.line}: ${step.command.split('\n')[0].slice(0, 90)}`
@@ -96,4 +100,27 @@ t.test('every README block runs in order on a fresh installation and prints what
       if (!ok) return // later blocks build on this one
     }
   }
+  // What the README starts in the background it also stops (an edge agent left running
+  // would hold the reader's broker connection and terminal).
+  let left: { pid: number; cmd: string }[] = []
+  for (let i = 0; i < 150; i++) { // up to 15 s: a stopping process may still be closing its connections
+    left = processesIn(realCwd).filter((p) => p.pid !== server.pid && p.pid !== sh.pid)
+    if (left.length === 0) break
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  t.same(left, [], 'no process started by the README is left running', left.length === 0 ? {} : { edgeLog: existsSync(join(cwd, 'edge.log')) ? readFileSync(join(cwd, 'edge.log'), 'utf8').slice(-2000) : '(none)' })
 })
+
+/** Processes whose working directory is `dir` (Linux /proc), with their command lines. */
+function processesIn(dir: string): { pid: number; cmd: string }[] {
+  const found: { pid: number; cmd: string }[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const at = readlinkSync(`/proc/${entry}/cwd`)
+      if (at !== dir && at !== `${dir} (deleted)`) continue
+      found.push({ pid: Number(entry), cmd: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() })
+    } catch { /* gone meanwhile, or not ours to read */ }
+  }
+  return found
+}

@@ -1,4 +1,4 @@
-// Issue 9 style attacks on alerts (endpoints 80-88, issue 13 item 5): a caller without the
+// Issue 9 style attacks on alerts (endpoints 100-108, issue 13 item 5): a caller without the
 // grant, a caller whose TagAuth reaches only another datapoint (room A, not the alert's room
 // B), and the admin of another company. An alert the caller may not read does not exist for
 // the caller (404); the webhook secret is never shown to anyone.

@@ -78,3 +78,30 @@ t.test('a link is bound to its file and its expiry', async (t) => {
   const res3 = await p.app.inject({ method: 'GET', url: new URL(priv).pathname + new URL(priv).search })
   t.equal(res3.statusCode, 404, 'the API does not serve storage paths')
 })
+
+t.test('company and project file grants do not stand in for each other', async (t) => {
+  const p = await platform(t)
+  const proj = await addProject(p, p.admin, 'P')
+  t.equal((await upload(p, p.admin, '/v2/company/file', 'company.pdf')).status, 201)
+  t.equal((await upload(p, p.admin, `/v2/project/${proj.id}/file`, 'project.pdf')).status, 201)
+  const grant = async (name: string, endpoints: number[]) => {
+    const u = await addUser(p, name)
+    const role = await p.call(p.admin, 'POST', '/v2/company/role', { name, authed_endpoints: endpoints })
+    t.equal((await p.call(p.admin, 'POST', `/v2/company/role/${role.body.resource.id}/user/${u.id}`)).status, 201)
+    return u
+  }
+  // The company space's list (82) opens no project space (92), and the reverse.
+  const companyReader = await grant('company-reader', [82])
+  t.same((await p.call(companyReader, 'GET', '/v2/company/files')).body.items.map((f: { path: string }) => f.path), ['company.pdf'])
+  const noProject = await p.call(companyReader, 'GET', `/v2/project/${proj.id}/files`)
+  t.equal(noProject.status, 403)
+  t.match(noProject.body.error, 'Unauthorized access to endpoint: 92 - GET /v2/project/{project_id}/files')
+  // A company role granting the project endpoints covers every project (rule 4), not the company space.
+  const projectReader = await grant('project-reader', [92, 93])
+  t.same((await p.call(projectReader, 'GET', `/v2/project/${proj.id}/files`)).body.items.map((f: { path: string }) => f.path), ['project.pdf'])
+  t.equal((await p.call(projectReader, 'GET', `/v2/project/${proj.id}/file?path=project.pdf`)).status, 200)
+  const noCompany = await p.call(projectReader, 'GET', '/v2/company/file?path=company.pdf')
+  t.equal(noCompany.status, 403)
+  t.match(noCompany.body.error, 'Unauthorized access to endpoint: 83 - GET /v2/company/file')
+  t.equal((await upload(p, projectReader, `/v2/project/${proj.id}/file`, 'x.txt')).status, 403, 'reading grants no upload (91)')
+})

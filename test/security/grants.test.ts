@@ -253,6 +253,29 @@ t.test('virtual datapoints: pins the caller cannot read are masked (issue 9, ite
   t.equal(other.status, 404)
 })
 
+t.test('virtual datapoints: read on the output is not write; starting, stopping, changing and deleting need write', async (t) => {
+  const { p, proj, base, projectRole, give } = await world(t)
+  t.equal((await p.call(p.admin, 'POST', `${base}/virtual_datapoint?dataPointID=out&type=formula`, { pins: { P1: { dataPointID: 'visible' } }, parameters: { formula: 'P1 * 2' } })).status, 201)
+  await p.catalog.datapoints.setTag((await p.catalog.datapoints.find(proj.id, 'out'))!.id, 'room', 'A')
+  const u = await addUser(p, 'vdp-viewer')
+  await give(await projectRole('vdp-read-only', [71, 72, 73, 74], [READ_A]), u)
+  t.equal((await p.call(u, 'GET', `${base}/virtual_datapoint?dataPointID=out`)).status, 200, 'reading it is fine')
+  const noWrite = { status: 403, body: { success: false, error: "No write access to the datapoint 'out'", operation: '' } }
+  const res = async (method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
+    const r = await p.call(u, method, url, body)
+    return { status: r.status, body: { ...r.body, operation: '' } }
+  }
+  t.same(await res('POST', `${base}/virtual_datapoint/run?dataPointID=out&run=true`), noWrite, 'start')
+  t.same(await res('PUT', `${base}/virtual_datapoint?dataPointID=out`, { description: 'mine' }), noWrite, 'change')
+  t.same(await res('DELETE', `${base}/virtual_datapoint?dataPointID=out`), noWrite, 'delete')
+  t.equal((await p.call(p.admin, 'POST', `${base}/virtual_datapoint/run?dataPointID=out&run=true`)).body.status, 'Running')
+  t.same(await res('POST', `${base}/virtual_datapoint/run?dataPointID=out&run=false`), noWrite, 'stop')
+  const after = (await p.call(p.admin, 'GET', `${base}/virtual_datapoint?dataPointID=out`)).body
+  t.same([after.status, after.description], ['Running', ''], 'still running, unchanged')
+  t.equal((await p.call(u, 'POST', `${base}/virtual_datapoint/run?dataPointID=hidden&run=false`)).status, 404, 'one it cannot read does not exist for it')
+  await p.call(p.admin, 'POST', `${base}/virtual_datapoint/run?dataPointID=out&run=false`)
+})
+
 t.test('another company attacks: roles, assignments and grants across companies', async (t) => {
   const { p, proj, base, beta, projectRole } = await world(t)
   const reader = await projectRole('acme-reader', [52], [READ_ALL])
@@ -268,4 +291,29 @@ t.test('another company attacks: roles, assignments and grants across companies'
   const betaRole = await p.call(beta, 'POST', `/v2/project/${betaProj.id}/role`, { name: 'r', authed_endpoints: [52], authed_tags: [READ_ALL] })
   t.equal(betaRole.status, 201, 'within its own project the Beta admin grants freely')
   notFound(await p.call(beta, 'POST', `${base}/role/${betaRole.body.resource.id}/user/${betaUser.id}`), 'a Beta role under an Acme project path')
+})
+
+t.test('editing a role within reach never widens it: PUT endpoints or TagAuths, added TagAuths, write from read', async (t) => {
+  const { p, base, projectRole, give, read } = await world(t)
+  const eve = await addUser(p, 'eve')
+  // Eve manages roles and reads room A (read only); she holds the role she will try to widen.
+  await give(await projectRole('manager', [34, 36, 38, 39, 40, 52], [READ_A]), eve)
+  const own = await p.call(eve, 'POST', `${base}/role`, { name: 'own', authed_endpoints: [52], authed_tags: [READ_A] })
+  t.equal(own.status, 201)
+  const id = own.body.resource.id
+  t.equal((await p.call(eve, 'POST', `${base}/role/${id}/user/${eve.id}`)).status, 201, 'she may hold her own narrow role')
+  const before = (await p.call(p.admin, 'GET', `${base}/role/${id}`)).body
+
+  refused(t, await p.call(eve, 'PUT', `${base}/role/${id}`, { authed_tags: [READ_ALL] }),
+    uncovered('dataPointID=* (read true, write false)'), 'update', 'PUT to a wider TagAuth')
+  refused(t, await p.call(eve, 'PUT', `${base}/role/${id}`, { authed_tags: [{ key: 'room', value: 'A', read: true, write: true }] }),
+    uncovered('room=A (read true, write true)'), 'update', 'PUT adding write where she only reads')
+  refused(t, await p.call(eve, 'PUT', `${base}/role/${id}`, { authed_endpoints: [52, 50] }),
+    'Cannot grant endpoint 50 - POST /v2/project/{project_id}/timeseries: it is not in your own permissions', 'update', 'PUT adding an endpoint she lacks')
+  refused(t, await p.call(eve, 'POST', `${base}/role/${id}/tagauth`, { key: 'room', value: 'B', read: true, write: false }),
+    uncovered('room=B (read true, write false)'), 'create', 'adding a TagAuth for another room')
+  refused(t, await p.call(eve, 'POST', `${base}/role/${id}/tagauth`, { key: 'dataPointID', value: 'hidden', read: true, write: false }),
+    uncovered('dataPointID=hidden (read true, write false)'), 'create', 'adding a TagAuth naming the hidden datapoint')
+  t.same((await p.call(p.admin, 'GET', `${base}/role/${id}`)).body, before, 'the role is unchanged')
+  t.equal(await read(eve, 'hidden'), 404, 'and the hidden datapoint stays hidden')
 })

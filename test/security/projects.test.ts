@@ -49,8 +49,15 @@ t.test('item 7: a deleted project stops its virtual datapoints, and a later proj
   }
   t.equal(await probe(1_704_067_300_000_000), 2, 'while running, the probe yields an output')
 
+  const alert = await live.http('POST', `/v2/alert/threshold?project_id=${pidA}`, { name: 'high', dataPointID: 'in', thresholds: { crit: { upper: 100 } } })
+  t.equal(alert.status, 201)
+  const alertId = alert.body.resource.id as number
+  t.ok(live.platform.alerts!.isRunning(alertId), 'an alert runs for the project')
+  t.same(live.platform.projectRuntimes.names().sort(), ['alerts', 'analytics', 'setpoints', 'virtual datapoints'], 'every runtime is asked to stop a deleted project')
+
   const del = await live.http('DELETE', `/v2/project/${pidA}`)
   t.equal(del.status, 200)
+  t.notOk(live.platform.alerts!.isRunning(alertId), 'the alert stopped')
   t.notOk(vdpRuntime!.isRunning(vdpId), 'stopped')
   t.same(vdpRuntime!.runningIds(), [])
   t.equal(await probe(1_704_067_400_000_000), 0, 'the old calculation writes nothing any more (and its series were deleted)')
@@ -63,6 +70,8 @@ t.test('item 7: a deleted project stops its virtual datapoints, and a later proj
   const newIn = (await catalog.datapoints.get(pidB, 'in')).id
   const newOut = (await catalog.datapoints.get(pidB, 'out')).id
   t.ok(newIn > oldOut && newOut > oldOut, 'datapoint ids are new')
+  const alertB = await live.http('POST', `/v2/alert/threshold?project_id=${pidB}`, { name: 'high', dataPointID: 'in', thresholds: { crit: { upper: 100 } } }, B)
+  t.ok(alertB.body.resource.id > alertId, 'alert ids are new')
   t.equal(await store.append([{ series: oldIn, time: 1_704_067_500_000_000, value: 9 }]), undefined)
   await store.append([{ series: newIn, time: 1_704_067_500_000_000, value: 9 }])
   await store.append([{ series: 999_999_999, time: 1, value: 0 }])
@@ -104,13 +113,28 @@ t.test('item 9: identifiers with control characters are refused on every ingest 
     { entity: { id: 'meta\u0000dp', type: 'datapoint', source: 's' }, mode: ['add'], tags: [{ key: 'k', value: 'v' }] },
     { entity: { id: 'dev', type: 'device', source: 's' }, mode: ['add'], tags: [], datapoints: ['child\u0001'] },
     { name: 'v1\u0000', objtype: 'analogInput' },
+    { entity: { id: 'tagged', type: 'datapoint', source: 's' }, mode: ['add'], tags: [{ key: 'room\u0000', value: 'A' }] },
   ]) await pub.publishAsync(`META/${settings.load_balancing_group}/${settings.project_handle}`, JSON.stringify(payload), { qos: 1 })
-  t.equal(live.platform.broker.metrics().meta_dropped - metaBefore, 3, 'META messages dropped and counted')
+  t.equal(live.platform.broker.metrics().meta_dropped - metaBefore, 4, 'META messages dropped and counted (also a tag key with a control character)')
 
   const vdp = await live.http('POST', `/v2/project/${pid}/virtual_datapoint?dataPointID=${encodeURIComponent('v\u0000')}&type=formula`, { pins: { P1: { dataPointID: 'good' } }, parameters: { formula: 'P1' } })
   t.equal(vdp.status, 400, 'virtual datapoint id')
   const pin = await live.http('POST', `/v2/project/${pid}/virtual_datapoint?dataPointID=v&type=formula`, { pins: { P1: { dataPointID: 'in\u0000' } }, parameters: { formula: 'P1' } })
   t.equal(pin.status, 400, 'virtual datapoint pin')
+
+  const alert = await live.http('POST', `/v2/alert/threshold?project_id=${pid}`, { name: 'a', dataPointID: 'al\u0000', thresholds: { crit: { upper: 1 } } })
+  t.same([alert.status, alert.body.error], [400, 'Refused: the datapoint identifier "al\\u0000" contains the control character U+0000'], 'an alert on a new datapoint')
+  const account = await live.http('POST', `/v2/project/${pid}/mqttuser`, { username: 'dev\u0085x', password: 'dev-password-1' })
+  t.same([account.status, account.body.error], [400, 'Refused: the MQTT username "dev\\u0085x" contains the control character U+0085'], 'an MQTT username')
+  for (const [folder, name, what] of [['ok', 'nul\u0000.pdf', 'path'], ['c1\u0085', 'f.pdf', 'folder']]) {
+    const form = new FormData()
+    form.append('file', new Blob(['x']), name)
+    const res = await fetch(`${live.platform.address}/v2/project/${pid}/file?folder=${encodeURIComponent(folder)}`, { method: 'POST', body: form, headers: { authorization: 'Basic ' + Buffer.from(`${ADMIN_OF(live).email}:${ADMIN_OF(live).password}`).toString('base64') } })
+    const body = await res.json() as { error: string }
+    t.equal(res.status, 400, `a document ${what}`)
+    t.match(body.error, new RegExp(`^Invalid ${what} ".*\\\\u00(00|85).*": segments must not .* nor contain backslashes or control characters`))
+  }
+  t.same((await live.http('GET', `/v2/project/${pid}/files`)).body.items, [], 'no document stored')
 
   const stored = (await catalog.datapoints.listByProject(pid)).map((d) => d.dataPointID).sort()
   t.same(stored, ['good', 'mq'], 'only the clean identifiers exist')

@@ -1,8 +1,9 @@
-// Restart in the middle of a raised alert (issue 13 item 3): catalog and store on disk, the
-// runtime closed (gracefully, or dropped as in a crash) and opened again on the same files.
+// Restart in the middle of a raised alert (issue 13 item 3), threshold and throughput alerts:
+// catalog and store on disk, the runtime closed (gracefully, or dropped as in a crash) and
+// opened again on the same files.
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import { parseThresholds } from '../../../engine/alerts/config.ts'
+import { parseThresholds, parseThroughput } from '../../../engine/alerts/config.ts'
 import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
 import { ManualClock } from './manual-clock.ts'
 import { addAlert, alertSetup, seedProject } from './setup.ts'
@@ -81,4 +82,40 @@ t.test('the periodic checkpoint moves the replay start forward', async (t) => {
   await s.store.append([{ series, time: T0 + 7 * S, value: 26 }])
   await s.alerts.checkpoint()
   t.equal(JSON.parse((await s.catalog.alerts.state(a.id))!).last, T0 + 7 * S)
+})
+
+t.test('throughput alert restarted while raised: no second raise on its timers; data stored meanwhile resets it on start', async (t) => {
+  const dir = t.testdir()
+  const paths = { dir: join(dir, 'ts'), catalogDir: join(dir, 'catalog') }
+  const clock = new ManualClock()
+  const s = await alertSetup(t, { ...paths, clock })
+  const { projectId, series } = await seedProject(s.catalog)
+  const a = await addAlert(s.catalog, projectId, series, 'throughput', { throughput: parseThroughput({ window_seconds: 300 }) })
+  await s.alerts.start(a)
+  clock.advance(300_000)
+  await s.alerts.settled()
+  const events = async (x: typeof s) => (await x.catalog.alerts.events(a.id, { limit: 100 })).reverse().map((e) => `${e.kind} ${e.level} v=${e.value}`)
+  t.same(await events(s), ['raise warn v=0'])
+  await s.crash() // nothing flushed: the raised level is in the checkpoint stored with the event
+
+  // Restarted later, still silent: raised, not raised again, however long the silence lasts.
+  const later = new ManualClock(clock.now() + 60_000)
+  const again = await alertSetup(t, { ...paths, clock: later })
+  await again.alerts.resume()
+  t.ok(again.alerts.isRunning(a.id))
+  later.advance(3_600_000)
+  await again.alerts.settled()
+  t.same(await events(again), ['raise warn v=0'], 'no duplicate raise')
+  await again.close()
+
+  // Down again; data arrives meanwhile (stored by another process): found on start, reset at once.
+  const store = await openSqliteStore({ dir: paths.dir })
+  const resumedAt = later.now() + 60_000
+  await store.append([{ series, time: (resumedAt - 10_000) * 1000, value: 5 }])
+  await store.close()
+  const third = await alertSetup(t, { ...paths, clock: new ManualClock(resumedAt) })
+  await third.alerts.resume()
+  await third.alerts.settled()
+  t.same(await events(third), ['raise warn v=0', 'reset warn v=1'], 'the missed reset is recorded')
+  t.same(JSON.parse((await third.catalog.alerts.state(a.id))!).level, null)
 })

@@ -95,3 +95,35 @@ t.test('two workers on one catalog file: each week runs exactly once', async (t)
   }
   t.equal(await a.tick() + await b.tick(), 0)
 })
+
+t.test('stopProject (a project being deleted): the week under way finishes first, no further week starts', async (t) => {
+  const dir = t.testdir()
+  const { catalog, store, project, cip } = await seeded(t, dir)
+  // Reads of the store wait at a gate the test opens, so a weekly run can be held mid-way.
+  let open!: () => void
+  let gate = new Promise<void>((resolve) => { open = resolve })
+  let waiting = 0
+  const gated = new Proxy(store, {
+    get (target, prop) {
+      const v = Reflect.get(target, prop)
+      if (typeof v !== 'function' || !['read', 'sample'].includes(String(prop))) return typeof v === 'function' ? v.bind(target) : v
+      return async (...args: unknown[]) => { waiting++; await gate; waiting--; return v.apply(target, args) }
+    },
+  })
+  const s = new AnalyticsService({ catalog, store: gated, library, now: () => US('2024-03-01T00:00:00Z'), worker: 'w1' })
+  const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: US('2024-01-01T00:00:00Z') })
+  const ticking = s.tick() // 8 whole weeks are due
+  const until = async (f: () => boolean) => { for (let i = 0; i < 500 && !f(); i++) await new Promise((r) => setTimeout(r, 10)); return f() }
+  t.ok(await until(() => waiting > 0), 'the first week\'s run is reading')
+  let stopped = false
+  const stopping = s.stopProject(project.id).then(() => { stopped = true })
+  await new Promise((r) => setTimeout(r, 50))
+  t.notOk(stopped, 'stopProject waits for the run under way')
+  open()
+  await stopping
+  t.equal((await catalog.analytics.results(on.id)).length, 1, 'that run completed before stopProject returned')
+  t.equal(await ticking, 1, 'and no further week of the project was run')
+  gate = Promise.resolve()
+  t.equal(await s.tick(), 0, 'nor on later ticks')
+  t.equal((await catalog.analytics.results(on.id)).length, 1)
+})

@@ -1,6 +1,7 @@
 // The embedded document store: the shared contract, plus what only it has (its temporary
 // files, the XML fields of its 403, a restart keeping links valid).
-import { readdirSync } from 'node:fs'
+import { readdirSync, readlinkSync } from 'node:fs'
+import { get, type IncomingMessage } from 'node:http'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
@@ -35,4 +36,25 @@ t.test('links survive a restart (the secret is kept); a new secret breaks them',
   const c = await openFsBlobStore({ dir: d, host: '127.0.0.1', port: 0, secret: randomBytes(32) })
   t.teardown(() => c.close())
   t.equal((await fetch(link.url.replace(/^http:\/\/[^/]+/, c.listenerUrl))).status, 403)
+})
+
+t.test('a download the client abandons closes the file; the listener serves on', async (t) => {
+  const d = t.testdir()
+  const store = await openFsBlobStore({ dir: d, host: '127.0.0.1', port: 0 })
+  t.teardown(() => store.close())
+  const data = randomBytes(64 * 1024 * 1024)
+  await store.put('c1/big', chunked(data, 1024 * 1024))
+  const { url } = await store.link('c1/big', { expiresInSeconds: 600, now: new Date() })
+  const big = join(d, 'objects', 'c1', 'big')
+  const openOnBig = () => readdirSync('/proc/self/fd').filter((fd) => { try { return readlinkSync(`/proc/self/fd/${fd}`) === big } catch { return false } }).length
+  const res = await new Promise<IncomingMessage>((resolve, reject) => get(url, resolve).on('error', reject))
+  t.equal(res.statusCode, 200)
+  await new Promise<void>((resolve) => res.once('data', () => resolve()))
+  t.equal(openOnBig(), 1, 'the listener reads the file')
+  res.destroy() // the client goes away after its first chunk, 64 MiB unread
+  const deadline = Date.now() + 5000
+  while (openOnBig() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  t.equal(openOnBig(), 0, 'the file is closed')
+  const again = Buffer.from(await (await fetch(url, { headers: { range: 'bytes=1048570-1048579' } })).arrayBuffer())
+  t.same(again, data.subarray(1048570, 1048580))
 })

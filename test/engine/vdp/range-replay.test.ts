@@ -137,3 +137,31 @@ t.test('late and corrected inputs within the lateness horizon are recomputed; th
   t.equal((await read('live')).at(-1)!.value, (7 + 8 + 90) / 3)
   t.ok(runtime.isRunning(live.id), 'still running')
 })
+
+t.test('a replay cascades into the running virtual datapoints fed by the replayed one, and on from them', async (t) => {
+  // Replayed outputs go to the store only (not the bus): without the cascade, `twice` and
+  // `plus` would keep the values they computed from the old outputs of `src`.
+  const { runtime, raw, vdp, put, read, series } = await setup(t)
+  const src = await vdp('src', 'formula', { pins: { P1: { dataPointID: 'x' } }, parameters: { formula: 'P1 + 1' } })
+  const twice = await vdp('twice', 'formula', { pins: { P1: { dataPointID: 'src' } }, parameters: { formula: 'P1 * 2' } })
+  const plus = await vdp('plus', 'formula', { pins: { P1: { dataPointID: 'twice' }, P2: { dataPointID: 'y' } }, parameters: { formula: 'P1 + P2' } })
+  const idle = await vdp('idle', 'formula', { pins: { P1: { dataPointID: 'src' } }, parameters: { formula: 'P1' } }) // not running: left alone
+  for (const v of [src, twice, plus]) await runtime.start(v)
+  await put('y', [{ time: 0, value: 1000 }])
+  for (let i = 1; i <= 20; i++) await put('x', [{ time: i * M, value: i }])
+  await put('y', [{ time: 25 * M, value: 2000 }]) // after the replayed range: uses twice's newest value
+  await waitFor(async () => (await read('plus')).at(-1)?.time === 25 * M, { what: 'the live outputs of the chain' })
+  // Inputs of src corrected behind the pipelines' backs (store only), then src replayed over [5, 10) minutes.
+  const x = await series('x')
+  await raw.append([5, 6, 7, 8, 9].map((i) => ({ series: x, time: i * M, value: 100 * i })))
+  await runtime.replay(src, 5 * M, 10 * M)
+  const srcOut = await read('src')
+  t.equal(srcOut.find((p) => p.time === 7 * M)!.value, 701, 'src replayed')
+  t.same(await read('twice'), srcOut.map((p) => ({ time: p.time, value: p.value * 2 })), 'twice follows the replayed src')
+  const twiceOut = await read('twice')
+  t.same((await read('plus')).filter((p) => p.time >= 5 * M),
+    [...twiceOut.filter((p) => p.time >= 5 * M).map((p) => ({ time: p.time, value: p.value + 1000 })), { time: 25 * M, value: 2 * 21 + 2000 }],
+    'plus, fed by twice, follows too')
+  t.same(await read('idle'), [], 'a virtual datapoint that does not run is not replayed')
+  for (const v of [src, twice, plus]) t.ok(runtime.isRunning(v.id), `${v.dataPointID} runs again`)
+})

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { daysFromCivil, formatTimestamp, parseEpoch, parseTimestamp } from '../../ingest/timestamp.ts'
+import { daysFromCivil, formatTimestamp, parseEpoch, parseTimestamp } from '../../core/timestamp.ts'
 
 const us = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0) => Date.UTC(y, mo - 1, d, h, mi, s, ms) * 1000
 

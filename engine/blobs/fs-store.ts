@@ -1,13 +1,15 @@
 // Embedded adapter of the document store: objects are files under <data>/files/objects, each
-// written to a temporary name in the same file system and renamed into place after fsync, so
+// written to a temporary name in the same file system (DurableFileWriter: flushed as it
+// arrives, fdatasync at the end) and renamed into place after that, so
 // a crash mid-upload never leaves a partial file visible (issue 10). Links are served by the
 // storage listener on its own port, signed with a secret kept in <data>/files/link-secret.
 import { randomBytes, randomUUID } from 'node:crypto'
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdir, readdir, rename, rm, stat, unlink } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { DurableFileWriter } from './durable-file.ts'
 import { linkQuery } from './link-signing.ts'
 import { assertKey, type BlobLink, type BlobStore, type LinkOptions } from './port.ts'
 import { startStorageListener, type StorageListener } from './storage-listener.ts'
@@ -49,9 +51,7 @@ export async function openFsBlobStore(o: FsBlobOptions): Promise<BlobStore & { l
       assertKey(key)
       const temp = join(tmp, randomUUID())
       try {
-        await pipeline(body, createWriteStream(temp, { flags: 'wx', mode: 0o600, highWaterMark: 1024 * 1024 }))
-        const fh = await open(temp, 'r+')
-        try { await fh.datasync() } finally { await fh.close() }
+        await pipeline(body, new DurableFileWriter(temp))
         const target = join(objects, key)
         await mkdir(dirname(target), { recursive: true })
         await rename(temp, target)

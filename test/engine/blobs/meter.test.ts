@@ -45,3 +45,14 @@ t.test('a refusal stops the stream; the next upload still hashes right', async (
   t.throws(() => meter.sha256(), /has not ended/)
   t.same(await metered(data, 64 * 1024), { bytes: data.length, sha256: sha(data) })
 })
+
+t.test('a refusal after the hash went to the worker stops it too; 40 MiB hash right through the in-flight bound', async (t) => {
+  const data = randomBytes(12 * MiB)
+  const refused = new Error('over the limit')
+  const meter = new Meter((total) => { if (total > 10 * MiB) throw refused })
+  await t.rejects(pipeline(chunked(data), meter, drain()), refused)
+  t.ok(meter.bytes <= 10 * MiB && meter.bytes > 8 * MiB, 'two batches went to the worker first')
+  t.throws(() => meter.sha256(), /has not ended/)
+  const big = randomBytes(40 * MiB)
+  t.same(await metered(big, 64 * 1024), { bytes: big.length, sha256: sha(big) })
+})

@@ -10,6 +10,12 @@
 // running min. After a batch, each touched 15-minute bucket is recomputed from its raw rows,
 // the hour from the 15-minute rows, the day from the hours. Late data, overwrites and out-of-order batches take the same
 // path. Per level and series, consecutive touched buckets are read with one range statement.
+//
+// The writer is the only one writing the file, so it remembers per series the latest time
+// and the rollup rows it wrote last (the tail bucket of each level): an in-order append then
+// neither reads the latest time nor the tail rows back (4 of the 8 statements per series of a
+// one-value-per-series batch, bench:vdp). Whatever else changes a series (late data,
+// replaced ranges, deletes, a failed transaction) forgets what was remembered.
 import type BetterSqlite3 from 'better-sqlite3'
 
 const MIN = 60_000_000
@@ -43,6 +49,12 @@ function floorTo(t: number, l: number): number {
 
 interface Acc { n: number; sum: number; min: number; max: number; first: number; last: number }
 
+/** What the writer knows of a series without reading: latest time (undefined: no rows) and tail rows. */
+interface Known { latest: number | undefined; tail: Array<{ bucket: number; row: [number, number | null, number, number, number, number] } | undefined> }
+
+/** Series remembered at most (~100 bytes each); past it the memory starts over. */
+const MAX_KNOWN = 200_000
+
 export class RollupMaintainer {
   private readonly raw: BetterSqlite3.Statement
   private readonly lower: BetterSqlite3.Statement
@@ -50,6 +62,7 @@ export class RollupMaintainer {
   private readonly drop: BetterSqlite3.Statement
   private readonly one: BetterSqlite3.Statement
   private readonly lastTime: BetterSqlite3.Statement
+  private readonly known = new Map<number, Known>()
 
   constructor (db: DB) {
     db.exec(ROLLUP_SCHEMA)
@@ -63,7 +76,19 @@ export class RollupMaintainer {
 
   /** The series' latest stored time; taken before a batch is inserted to choose the path. */
   latest(series: number): number | undefined {
+    const k = this.known.get(series)
+    if (k) return k.latest
     return this.lastTime.get(series) as number | undefined
+  }
+
+  /** Forget what is remembered of a series (its rows change other than by apply()). */
+  forget(series: number): void {
+    this.known.delete(series)
+  }
+
+  /** Forget everything (a transaction rolled back). */
+  forgetAll(): void {
+    this.known.clear()
   }
 
   /**
@@ -74,8 +99,14 @@ export class RollupMaintainer {
    */
   apply(series: number, before: number | undefined, times: number[], values: number[]): void {
     let min = Infinity
-    for (const t of times) if (t < min) min = t
+    let max = -Infinity
+    for (const t of times) { if (t < min) min = t; if (t > max) max = t }
     if (before !== undefined && min <= before) { this.update(series, times); return }
+    let known = this.known.get(series)
+    if (!known) {
+      if (this.known.size >= MAX_KNOWN) this.known.clear()
+      this.known.set(series, known = { latest: before, tail: [] })
+    }
     // In time order, the last of equal times winning (as INSERT OR REPLACE did).
     const order = times.map((_, i) => i).sort((a, b) => (times[a] - times[b]) || (a - b))
     const rows: Array<[number, number]> = []
@@ -83,7 +114,8 @@ export class RollupMaintainer {
       if (rows.length > 0 && rows[rows.length - 1][0] === times[i]) rows[rows.length - 1][1] = values[i]
       else rows.push([times[i], values[i]])
     }
-    for (const level of ROLLUP_LEVELS) {
+    for (let li = 0; li < ROLLUP_LEVELS.length; li++) {
+      const level = ROLLUP_LEVELS[li]
       let i = 0
       while (i < rows.length) {
         const b = floorTo(rows[i][0], level)
@@ -97,8 +129,9 @@ export class RollupMaintainer {
           acc.last = v
         }
         // A bucket that starts after the latest stored time has no row yet: nothing to read.
+        const tail = known.tail[li]
         const old = before !== undefined && b <= before
-          ? this.one.get(series, level, b) as [number, number | null, number, number, number, number] | undefined
+          ? (tail?.bucket === b ? tail.row : this.one.get(series, level, b) as [number, number | null, number, number, number, number] | undefined)
           : undefined
         if (old) {
           acc.n += old[0]
@@ -107,17 +140,22 @@ export class RollupMaintainer {
           if (old[3] > acc.max) acc.max = old[3]
           acc.first = old[4]
         }
-        this.put.run(series, level, b, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last)
+        const sum = Number.isNaN(acc.sum) ? null : acc.sum
+        this.put.run(series, level, b, acc.n, sum, acc.min, acc.max, acc.first, acc.last)
+        known.tail[li] = { bucket: b, row: [acc.n, sum, acc.min, acc.max, acc.first, acc.last] }
       }
     }
+    known.latest = max
   }
 
   deleteSeries(series: number): void {
+    this.known.delete(series)
     this.drop.run(series)
   }
 
   /** Recomputes every rollup touched by rows of `series` at `times` (any order, duplicates fine). */
   update(series: number, times: ArrayLike<number>): void {
+    this.known.delete(series)
     let touched = new Set<number>()
     for (let i = 0; i < times.length; i++) touched.add(floorTo(times[i], ROLLUP_LEVELS[0]))
     for (let li = 0; li < ROLLUP_LEVELS.length; li++) {

@@ -67,16 +67,21 @@ function start(file: string): void {
     }
     for (const [series, r] of bySeries) rollups.apply(series, r.before, r.times, r.values)
   }
-  const insertTx = db.transaction(insertRows)
-  const deleteTx = db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } })
+  // A transaction that rolls back takes back rows the rollups' memory counted: forget it all.
+  const forgettingOnError = <A extends unknown[]>(fn: (...a: A) => void) => (...a: A): void => {
+    try { fn(...a) } catch (err) { rollups.forgetAll(); throw err }
+  }
+  const insertTx = forgettingOnError(db.transaction(insertRows))
+  const deleteTx = forgettingOnError(db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } }))
   // One transaction: a reader sees the old range or the new one, never a gap. The rollups of
   // the removed rows' buckets are recomputed too (insertRows does those of the new rows).
-  const replaceTx = db.transaction((r: WriterRequest & { op: 'replace' }) => {
+  const replaceTx = forgettingOnError(db.transaction((r: WriterRequest & { op: 'replace' }) => {
     const gone = timesIn.all(r.series, r.start, r.end) as number[]
     delRange.run(r.series, r.start, r.end)
+    rollups.forget(r.series) // its latest time may be gone
     if (gone.length > 0) rollups.update(r.series, gone)
     insertRows(r.data)
-  })
+  }))
 
   const reply = (r: WriterReply) => port.postMessage(r)
   const queue: WriterRequest[] = []

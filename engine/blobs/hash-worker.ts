@@ -1,7 +1,8 @@
 // SHA-256 of large uploads on one shared worker thread, so that hashing (~0.6 CPU-s per GiB
 // here, the largest single cost of an upload on the event loop) runs beside the parsing and
 // the writing instead of before them. Jobs are told apart by id; the worker answers every
-// batch with an ack (the sender bounds its batches in flight) and the end with the digest.
+// batch with an ack that hands the batch's memory back (the sender reuses it and bounds its
+// batches in flight: no garbage per batch) and the end with the digest.
 // Plain JavaScript evaluated in the worker: nothing to load, it starts in milliseconds.
 import { Worker } from 'node:worker_threads'
 
@@ -13,8 +14,8 @@ parentPort.on('message', (m) => {
   if (m.kind === 'data') {
     let h = jobs.get(m.id)
     if (!h) jobs.set(m.id, (h = createHash('sha256')))
-    h.update(new Uint8Array(m.buf))
-    parentPort.postMessage({ id: m.id, kind: 'ack' })
+    h.update(new Uint8Array(m.buf, 0, m.len))
+    parentPort.postMessage({ id: m.id, kind: 'ack', buf: m.buf }, [m.buf])
   } else if (m.kind === 'end') {
     const h = jobs.get(m.id) ?? createHash('sha256')
     jobs.delete(m.id)
@@ -23,7 +24,7 @@ parentPort.on('message', (m) => {
 })
 `
 
-interface Job { ack: () => void; digest: (hex: string) => void; fail: (err: Error) => void }
+interface Job { ack: (buf?: ArrayBuffer) => void; digest: (hex: string) => void; fail: (err: Error) => void }
 
 let worker: Worker | undefined
 const jobs = new Map<number, Job>()
@@ -32,10 +33,10 @@ let nextId = 0
 function hashWorker(): Worker {
   if (worker) return worker
   const w = new Worker(SOURCE, { eval: true })
-  w.on('message', (m: { id: number; kind: 'ack' | 'digest'; hex?: string }) => {
+  w.on('message', (m: { id: number; kind: 'ack' | 'digest'; hex?: string; buf?: ArrayBuffer }) => {
     const job = jobs.get(m.id)
     if (!job) return
-    if (m.kind === 'ack') job.ack()
+    if (m.kind === 'ack') job.ack(m.buf)
     else { forget(m.id); job.digest(m.hex!) }
   })
   const lost = (err: Error) => {
@@ -60,26 +61,24 @@ function forget(id: number): boolean {
   return true
 }
 
-/** One running hash on the worker. `send` transfers the buffer (it is detached afterwards). */
+/** One running hash on the worker. `send` transfers the memory (detached until its ack gives it back). */
 export class OffThreadHash {
   private readonly id = ++nextId
   private readonly w = hashWorker()
   private result: Promise<string>
   private failed: Error | undefined
 
-  constructor (onAck: () => void) {
+  constructor (onAck: (buf?: ArrayBuffer) => void) {
     this.result = new Promise<string>((resolve, reject) => {
       track(this.id, { ack: onAck, digest: resolve, fail: (err) => { this.failed = err; reject(err); onAck() } })
     })
     this.result.catch(() => {}) // read by digest(); a failure also surfaces there
   }
 
-  send(buf: Buffer): void {
+  /** Hashes the first `len` bytes of `buf`. */
+  send(buf: ArrayBuffer, len: number): void {
     if (this.failed) throw this.failed
-    // A Buffer of its own (not a slice of a shared pool) is transferred without a copy.
-    const own = buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
-    const ab = own ? buf.buffer : buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength)
-    this.w.postMessage({ id: this.id, kind: 'data', buf: ab }, [ab as ArrayBuffer])
+    this.w.postMessage({ id: this.id, kind: 'data', buf, len }, [buf])
   }
 
   digest(): Promise<string> {

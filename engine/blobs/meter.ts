@@ -5,8 +5,9 @@
 // Chunks pass on at once; the hash of an upload larger than BATCH runs on the hashing worker
 // (hash-worker.ts), fed with copies gathered into BATCH-sized buffers (one copy and one message
 // per 4 MiB instead of a hash call per 64 KiB socket chunk on the event loop), at most
-// IN_FLIGHT batches ahead, after which the upload waits for the worker. A smaller upload is
-// hashed here when it ends: a worker round trip would cost more than it saves.
+// IN_FLIGHT batches ahead, after which the upload waits for the worker; the worker hands each
+// buffer back, so an upload holds at most IN_FLIGHT of them, whatever its size. A smaller
+// upload is hashed here when it ends: a worker round trip would cost more than it saves.
 import { createHash } from 'node:crypto'
 import { Transform, type TransformCallback } from 'node:stream'
 import { OffThreadHash } from './hash-worker.ts'
@@ -22,6 +23,8 @@ export class Meter extends Transform {
   private heldBytes = 0
   private hash: OffThreadHash | undefined
   private inFlight = 0
+  /** Batch buffers back from the worker, for reuse. */
+  private readonly spare: ArrayBuffer[] = []
   private waiting: (() => void) | undefined
 
   constructor (private readonly check: (total: number) => void) {
@@ -67,20 +70,26 @@ export class Meter extends Transform {
   override _destroy(err: Error | null, done: (err: Error | null) => void): void {
     if (this.digest === undefined) this.hash?.drop()
     this.held = []
+    this.spare.length = 0
     done(err)
   }
 
   private sendHeld(): void {
-    this.hash ??= new OffThreadHash(() => this.acked())
-    const batch = Buffer.concat(this.held, this.heldBytes)
+    this.hash ??= new OffThreadHash((buf) => this.acked(buf))
+    let buf = this.spare.pop()
+    if (!buf || buf.byteLength < this.heldBytes) buf = new ArrayBuffer(Math.max(BATCH, this.heldBytes))
+    const into = new Uint8Array(buf)
+    let at = 0
+    for (const c of this.held) { into.set(c, at); at += c.length }
     this.held = []
     this.heldBytes = 0
     this.inFlight++
-    this.hash.send(batch)
+    this.hash.send(buf, at)
   }
 
-  private acked(): void {
+  private acked(buf: ArrayBuffer | undefined): void {
     this.inFlight--
+    if (buf) this.spare.push(buf)
     const w = this.waiting
     this.waiting = undefined
     w?.()

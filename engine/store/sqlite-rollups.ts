@@ -60,6 +60,7 @@ export class RollupMaintainer {
   private readonly lower: BetterSqlite3.Statement
   private readonly put: BetterSqlite3.Statement
   private readonly drop: BetterSqlite3.Statement
+  private readonly dropRange: BetterSqlite3.Statement
   private readonly one: BetterSqlite3.Statement
   private readonly lastTime: BetterSqlite3.Statement
   private readonly known = new Map<number, Known>()
@@ -70,6 +71,7 @@ export class RollupMaintainer {
     this.lower = db.prepare('SELECT bucket, count, sum, min, max, first, last FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket').raw()
     this.put = db.prepare('INSERT OR REPLACE INTO rollup (series, level, bucket, count, sum, min, max, first, last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
     this.drop = db.prepare('DELETE FROM rollup WHERE series = ?')
+    this.dropRange = db.prepare('DELETE FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ?')
     this.one = db.prepare('SELECT count, sum, min, max, first, last FROM rollup WHERE series = ? AND level = ? AND bucket = ?').raw()
     this.lastTime = db.prepare('SELECT time FROM obs WHERE series = ? ORDER BY time DESC LIMIT 1').pluck()
   }
@@ -181,6 +183,9 @@ export class RollupMaintainer {
       const rows = (li === 0
         ? this.raw.all(series, from, to)
         : this.lower.all(series, ROLLUP_LEVELS[li - 1], from, to)) as number[][]
+      // A bucket whose rows are all gone (a replaced range, a deleted stretch) has no row to
+      // recompute from: it must not keep its old aggregate.
+      this.dropRange.run(series, level, from, to)
       let cur = NaN
       let acc: Acc | undefined
       const emit = () => { if (acc) this.put.run(series, level, cur, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last) }

@@ -223,6 +223,18 @@ export function storeContract(t: Test, name: string, makeStore: () => Promise<Ti
     t.same(await store.read(1, {}), [{ time: 50, value: 7 }])
   })
 
+  withStore('a replaced range that empties whole buckets leaves no trace in down-sampled reads', async (t, store) => {
+    const M = 60_000_000
+    await store.append([obs(1, 1 * M, 1), obs(1, 2 * M, 2), obs(1, 20 * M, 3), obs(1, 70 * M, 10)])
+    await store.replaceRange(1, 0, 10 * M, [])
+    t.same(await store.sample(1, { interval: 15 * M }), [{ time: 15 * M, mean: 3 }, { time: 60 * M, mean: 10 }], '15-minute means')
+    t.same(await store.sample(1, { interval: 60 * M }), [{ time: 0, mean: 3 }, { time: 60 * M, mean: 10 }], 'hourly means')
+    t.same(await store.sample(1, { interval: 1440 * M }), [{ time: 0, mean: 6.5 }], 'daily means')
+    t.same(await store.sample(1, { interval: 60 * M, aggregate: 'count' }), [{ time: 0, mean: 1 }, { time: 60 * M, mean: 1 }], 'hourly counts')
+    await store.replaceRange(1, 60 * M, 120 * M, [{ time: 80 * M, value: 4 }])
+    t.same(await store.sample(1, { interval: 1440 * M, aggregate: 'max' }), [{ time: 0, mean: 4 }], 'daily max after a second replace')
+  })
+
   withStore('concurrent appends are all visible once resolved', async (t, store) => {
     const batches = Array.from({ length: 40 }, (_, b) => Array.from({ length: 50 }, (_, i) => obs(1 + (i % 5), b * 1000 + i, b + i / 100)))
     await Promise.all(batches.map(async (batch, b) => {

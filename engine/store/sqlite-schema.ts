@@ -15,7 +15,9 @@ export const DB_FILE = 'timeseries.db'
 export const TALLY_SIZE = 262_144
 
 // 2: rollup table (sqlite-rollups.ts), built from the raw rows when an older file is opened.
-const SCHEMA_VERSION = 2
+// 3: rollups rebuilt from scratch: before, a replaced range that emptied a bucket left the
+//    bucket's old aggregate behind.
+const SCHEMA_VERSION = 3
 
 // One clustered B-tree keyed by (series, time): a series' observations are contiguous and in
 // time order, so every per-series range read is one index range and never touches other
@@ -58,7 +60,7 @@ export function openWriterDatabase(file: string): { db: DB; rollups: RollupMaint
   }
   db.exec(SCHEMA)
   const rollups = new RollupMaintainer(db)
-  if (version < 2) db.transaction(() => rollups.rebuildAll(db))()
+  if (version < 3) db.transaction(() => { db.exec('DELETE FROM rollup'); rollups.rebuildAll(db) })()
   const top = db.prepare('SELECT max(i) FROM tally').pluck().get() as number | null
   if (top !== TALLY_SIZE - 1) {
     db.transaction(() => {

@@ -194,3 +194,20 @@ t.test('a store file of schema version 1 gets its rollups built when opened', as
   t.same(await store.sample(2, { interval: HOUR, aggregate: 'sum' }), Array.from({ length: 10 }, (_, h) => ({ time: h * HOUR, mean: 60 * 60 * h + 1770 })))
   t.same(await store.sample(2, { interval: 24 * HOUR, aggregate: 'count' }), [{ time: 0, mean: 600 }])
 })
+
+t.test('a store file of schema version 2 gets its rollups rebuilt: stale buckets of replaced ranges go', async (t) => {
+  const dir = tempDir(t)
+  const HOUR = 3_600_000_000
+  const first = await openSqliteStore({ dir })
+  await first.append([{ series: 4, time: 0, value: 1 }, { series: 4, time: 2 * HOUR, value: 5 }])
+  await first.close()
+  // What version 2 could leave behind: an hourly rollup of a bucket without raw rows.
+  const old = new Database(join(dir, DB_FILE))
+  old.prepare('INSERT OR REPLACE INTO rollup VALUES (4, ?, ?, 3, 30, 1, 20, 1, 20)').run(HOUR, HOUR)
+  old.pragma('user_version = 2')
+  old.close()
+  const store = await openSqliteStore({ dir })
+  t.teardown(() => store.close())
+  t.same(await store.sample(4, { interval: HOUR }), [{ time: 0, mean: 1 }, { time: 2 * HOUR, mean: 5 }])
+  t.same(await store.sample(4, { interval: 24 * HOUR, aggregate: 'count' }), [{ time: 0, mean: 2 }])
+})

@@ -96,11 +96,12 @@ export class SetpointService {
     }
     await this.deps.setpoints.create(op)
     this.counters.requested++
-    const deadline = r.acked ? this.now() + this.timeoutMs : null
+    // Counted from the request: the time-out message derives the window from deadline - creation.
+    const deadline = r.acked ? op.created_at + this.timeoutMs : null
     let sent = await this.move(op.reference, 'send', 'Request sent to the edge device', { deadline })
     // Another API process ended it meanwhile (its resume() at start fails `initialized` ones): not sent.
     if (!sent) return (await this.deps.setpoints.find(op.reference))!
-    if (deadline !== null) this.arm(op.reference, deadline) // before publishing: an answer then finds it armed
+    if (deadline !== null) this.arm(op.reference, deadline, op.created_at) // before publishing: an answer then finds it armed
     try {
       await this.deps.publish(r.projectId, {
         datapoint: r.dataPointID, value: r.value, priority: r.priority, reference: op.reference,
@@ -158,7 +159,7 @@ export class SetpointService {
     let ended = 0
     for (const op of await this.deps.setpoints.listAwaiting()) {
       if (codeOf(op.status) === REQUESTED && op.deadline !== null) {
-        this.arm(op.reference, op.deadline)
+        this.arm(op.reference, op.deadline, op.created_at)
         waiting++
       } else {
         await this.move(op.reference, 'ended', 'The platform stopped before the request was sent to the edge device; nothing was sent')
@@ -186,13 +187,15 @@ export class SetpointService {
     this.timers.clear()
   }
 
-  private arm(reference: string, deadline: number): void {
+  /** `createdAt`: the operation's; the time-out message names its own window (deadline - creation), also after a restart with another LINTEL_SETPOINT_TIMEOUT_MS. */
+  private arm(reference: string, deadline: number, createdAt: number): void {
     const t = setTimeout(() => {
       // Node's timers may fire a millisecond before Date.now() reaches the deadline: wait it out.
-      if (this.now() < deadline) return this.arm(reference, deadline)
+      if (this.now() < deadline) return this.arm(reference, deadline, createdAt)
       this.timers.delete(reference)
+      const seconds = (deadline - createdAt) / 1000
       this.serial(reference, () => this.move(reference, 'timeout',
-        `No answer from the edge device within ${this.timeoutMs / 1000} s: the edge device is unreachable`)).catch((err) => this.deps.log?.warn({ err, reference }, 'setpoints: time-out not recorded'))
+        `No answer from the edge device within ${seconds} s: the edge device is unreachable`)).catch((err) => this.deps.log?.warn({ err, reference }, 'setpoints: time-out not recorded'))
     }, Math.max(0, deadline - this.now()))
     t.unref()
     this.timers.set(reference, t)

@@ -80,16 +80,19 @@ t.test('a publish failure fails the operation; unacknowledged operations have no
 })
 
 t.test('resume: requested operations keep their deadline, initialized ones end; stopProject ends pending ones', async (t) => {
-  const s = await setup(t, { timeoutMs: 50 })
+  const s = await setup(t, { timeoutMs: 300 })
   const waiting = await s.req()
   s.service.stopAll() // as if the process stopped
   await s.catalog.setpoints.create({ ...waiting, reference: 'never-sent', status: 'initialized', deadline: null, log: [] })
-  const fresh = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 50, publish: async () => 'x' })
+  // Restarted with another time-out: the waiting one keeps its deadline and its window.
+  const fresh = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 60_000, publish: async () => 'x' })
   t.teardown(() => fresh.stopAll())
   t.same(await fresh.resume(), { waiting: 1, ended: 1 })
   t.equal((await s.catalog.setpoints.get('never-sent')).status, 'failed')
-  await new Promise((r) => setTimeout(r, 120)) // the 50 ms deadline passes
-  t.equal((await s.catalog.setpoints.get(waiting.reference)).status, 'failed')
+  await new Promise((r) => setTimeout(r, 450)) // the 300 ms deadline passes
+  const timedOut = await s.catalog.setpoints.get(waiting.reference)
+  t.equal(timedOut.status, 'failed')
+  t.equal(timedOut.log.at(-1)!.msg, 'No answer from the edge device within 0.3 s: the edge device is unreachable', 'the window it was sent with, not the restarted one')
 
   const p = await setup(t)
   const a = await p.req(p.p1)

@@ -93,6 +93,8 @@ t.test('a receiver down for an hour gets everything, in order, once it is back',
   await waitFor(() => r.got.length === 6, { what: 'six deliveries after the receiver came back' })
   t.same(r.got.map((g) => `${g.body.event.kind} ${g.body.event.id}`), ['raise 1', 'reset 2', 'raise 3', 'reset 4', 'raise 5', 'reset 6'], 'in order')
   t.ok(r.got.every((g) => g.valid))
+  // The receiver records a call before the sender has read its answer: wait for the count.
+  await waitFor(() => m().delivered === 6, { what: 'the sixth delivery counted' })
   t.match(m(), { delivered: 6, dropped: 0, pending: 0 })
   await waitFor(async () => (await s.catalog.alerts.outboxCount()) === 0, { what: 'the outbox to be emptied' })
 })

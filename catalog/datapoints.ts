@@ -81,8 +81,10 @@ export class Datapoints {
    * projects, anything) or a commit by another (data_version: the CLI, another process)
    * empties it before the next lookup, so a TagAuth is never checked against stale tags.
    */
-  private readonly remembered = new Map<string, Datapoint>()
-  private rememberedAt = ''
+  private readonly remembered = new Map<number, Map<string, Datapoint>>()
+  private rememberedCount = 0
+  private rememberedVersion = -1
+  private rememberedChanges = -1
   private readonly dataVersion: { get(): unknown }
   private readonly totalChanges: { get(): unknown }
 
@@ -165,21 +167,24 @@ export class Datapoints {
 
   /** Found datapoints by identifier: from memory, the rest with two statements per 500 identifiers (json_each: one prepared statement whatever the count). */
   findMany(projectId: number, dataPointIDs: readonly string[]): Map<string, Datapoint> {
-    const stamp = `${this.dataVersion.get()}:${this.totalChanges.get()}`
-    if (stamp !== this.rememberedAt) {
-      this.remembered.clear()
-      this.rememberedAt = stamp
+    const version = this.dataVersion.get() as number
+    const changes = this.totalChanges.get() as number
+    if (version !== this.rememberedVersion || changes !== this.rememberedChanges) {
+      this.forgetAll()
+      this.rememberedVersion = version
+      this.rememberedChanges = changes
     }
     const out = new Map<string, Datapoint>()
     const missing: string[] = []
+    let known = this.remembered.get(projectId)
     for (const ident of dataPointIDs) {
-      const dp = this.remembered.get(projectId + '\0' + ident)
+      const dp = known?.get(ident)
       if (dp) out.set(ident, dp)
       else missing.push(ident)
     }
     // Inside a transaction a read may see rows that are then rolled back: not remembered.
     const remember = !this.db.inTransaction
-    if (remember && this.remembered.size + missing.length > MAX_REMEMBERED) this.remembered.clear()
+    if (remember && this.rememberedCount + missing.length > MAX_REMEMBERED) { this.forgetAll(); known = undefined }
     for (let i = 0; i < missing.length; i += 500) {
       const rows = this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND datapoint_id IN (SELECT value FROM json_each(?))`)
         .all(projectId, JSON.stringify(missing.slice(i, i + 500))) as DatapointRow[]
@@ -193,10 +198,19 @@ export class Datapoints {
         // Shared with later callers: frozen, so that none can change what another sees.
         Object.freeze(dp.tags)
         out.set(dp.dataPointID, Object.freeze(dp))
-        if (remember) this.remembered.set(projectId + '\0' + dp.dataPointID, dp)
+        if (remember) {
+          if (!known) this.remembered.set(projectId, known = new Map())
+          known.set(dp.dataPointID, dp)
+          this.rememberedCount++
+        }
       }
     }
     return out
+  }
+
+  private forgetAll(): void {
+    this.remembered.clear()
+    this.rememberedCount = 0
   }
 
   get(projectId: number, dataPointID: string): Datapoint {

@@ -144,7 +144,7 @@ export class RollupMaintainer {
         }
         const sum = Number.isNaN(acc.sum) ? null : acc.sum
         this.put.run(series, level, b, acc.n, sum, acc.min, acc.max, acc.first, acc.last)
-        known.tail[li] = { bucket: b, row: [acc.n, sum, acc.min, acc.max, acc.first, acc.last] }
+        if (tail) { tail.bucket = b; const r = tail.row; r[0] = acc.n; r[1] = sum; r[2] = acc.min; r[3] = acc.max; r[4] = acc.first; r[5] = acc.last } else known.tail[li] = { bucket: b, row: [acc.n, sum, acc.min, acc.max, acc.first, acc.last] }
       }
     }
     known.latest = max

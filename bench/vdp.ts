@@ -80,12 +80,20 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]
 }
 
-/** Watches the store file: when is an output row committed? */
+/**
+ * Watches the store file: when is an output row committed? A committed row is in obs or,
+ * until compacted, in the ingest tail (engine/store/sqlite-schema.ts); the tail is read
+ * incrementally from the last rowid seen, so a poll costs the rows new since the last one.
+ */
 class StoreWatch {
   private readonly ts: Database.Database
-  private readonly has: Database.Statement
+  private readonly inObs: Database.Statement
+  private readonly tailTop: Database.Statement
+  private readonly tailAfter: Database.Statement
   private readonly count: Database.Statement
-  private readonly probes = new Set<{ series: number; time: number; resolve: (at: number) => void }>()
+  private readonly probes = new Map<string, Array<(at: number) => void>>()
+  private readonly series = new Map<string, [number, number]>()
+  private seen = 0
   private timer: NodeJS.Timeout | undefined
   readonly outSeries: number[]
 
@@ -95,32 +103,48 @@ class StoreWatch {
     cat.close()
     this.outSeries = Array.from({ length: VDPS }, (_, v) => byName.get(output(v))!)
     this.ts = new Database(join(dataDir, 'timeseries', 'timeseries.db'), { readonly: true, fileMustExist: true })
-    this.has = this.ts.prepare('SELECT 1 FROM obs WHERE series = ? AND time = ?').pluck()
-    this.count = this.ts.prepare(`SELECT count(*) FROM obs WHERE series IN (${this.outSeries.join(',')}) AND time >= ? AND time <= ?`).pluck()
+    this.inObs = this.ts.prepare('SELECT 1 FROM obs WHERE series = ? AND time = ?').pluck()
+    this.tailTop = this.ts.prepare('SELECT max(rowid) FROM obs_tail').pluck()
+    this.tailAfter = this.ts.prepare('SELECT rowid, series, time FROM obs_tail WHERE rowid > ? ORDER BY rowid').raw()
+    const ids = this.outSeries.join(',')
+    this.count = this.ts.prepare(`SELECT count(*) FROM (
+      SELECT series, time FROM obs WHERE series IN (${ids}) AND time >= @a AND time <= @b
+      UNION SELECT series, time FROM obs_tail WHERE series IN (${ids}) AND time >= @a AND time <= @b)`).pluck()
   }
 
   /** Resolves with performance.now() at the first poll that sees the row. */
   readable(vdp: number, timeUs: number): Promise<number> {
     return new Promise((resolve) => {
-      this.probes.add({ series: this.outSeries[vdp], time: timeUs, resolve })
+      const key = `${this.outSeries[vdp]}:${timeUs}`
+      const waiting = this.probes.get(key)
+      if (waiting) waiting.push(resolve)
+      else { this.probes.set(key, [resolve]); this.series.set(key, [this.outSeries[vdp], timeUs]) }
       this.timer ??= setInterval(() => this.poll(), 1)
     })
   }
 
+  private found(key: string, now: number): void {
+    for (const resolve of this.probes.get(key) ?? []) resolve(now)
+    this.probes.delete(key)
+    this.series.delete(key)
+  }
+
   private poll(): void {
     const now = performance.now()
-    for (const p of this.probes) {
-      if (this.has.get(p.series, p.time) !== undefined) {
-        this.probes.delete(p)
-        p.resolve(now)
-      }
+    const top = (this.tailTop.get() as number | null) ?? 0
+    if (top < this.seen) this.seen = 0 // compacted: the tail starts again from rowid 1
+    for (const [rowid, series, time] of this.tailAfter.all(this.seen) as Array<[number, number, number]>) {
+      this.seen = rowid
+      const key = `${series}:${time}`
+      if (this.probes.has(key)) this.found(key, now)
     }
+    for (const [key, [series, time]] of this.series) if (this.inObs.get(series, time) !== undefined) this.found(key, now)
     if (this.probes.size === 0) { clearInterval(this.timer); this.timer = undefined }
   }
 
   /** Output rows with times in [fromUs, toUs]. */
   outputs(fromUs: number, toUs: number): number {
-    return this.count.get(fromUs, toUs) as number
+    return this.count.get({ a: fromUs, b: toUs }) as number
   }
 
   close(): void { clearInterval(this.timer); this.ts.close() }

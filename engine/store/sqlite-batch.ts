@@ -111,3 +111,30 @@ export function writeOrder(data: Float64Array): Uint32Array {
   }
   return order
 }
+
+/** One series' rows of a packed batch: times ascending and distinct, values beside them. */
+export interface SeriesRun { series: number; times: Float64Array; values: Float64Array }
+
+/**
+ * The rows of packed `data` per series in write order (`order`: writeOrder(data)), each
+ * series' times ascending with the last arrival of equal times winning, as INSERT OR REPLACE
+ * stores them. The runs share two arrays: no allocation per row.
+ */
+export function seriesRuns(data: Float64Array, order: Uint32Array): SeriesRun[] {
+  const times = new Float64Array(order.length)
+  const values = new Float64Array(order.length)
+  const runs: SeriesRun[] = []
+  let n = 0
+  let from = 0
+  for (let k = 0; k < order.length; k++) {
+    const i = 3 * order[k]
+    if (k > 0 && data[i] !== data[3 * order[k - 1]]) {
+      runs.push({ series: data[3 * order[k - 1]], times: times.subarray(from, n), values: values.subarray(from, n) })
+      from = n
+    } else if (n > from && times[n - 1] === data[i + 1]) n--
+    times[n] = data[i + 1]
+    values[n++] = data[i + 2]
+  }
+  if (order.length > 0) runs.push({ series: data[3 * order[order.length - 1]], times: times.subarray(from, n), values: values.subarray(from, n) })
+  return runs
+}

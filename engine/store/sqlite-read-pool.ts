@@ -107,6 +107,9 @@ export class ReadPool {
   async close(): Promise<void> {
     await Promise.all(this.slots.map(async (s) => {
       if (!this.failure) await this.send({ op: 'close' }, s).catch(() => {})
+      // Held until it has exited (settle() unrefs a worker with nothing pending): an unref'd
+      // worker lets the process end while close() still waits for it.
+      s.worker.ref()
       await s.worker.terminate()
     }))
   }

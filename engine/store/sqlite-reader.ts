@@ -1,5 +1,9 @@
 // Reads of the SQLite store on its read-only connection (design in sqlite-store.ts). Every
 // statement is one range of the (series, time) primary key; down-sampling is SQL.
+//
+// A series with rows in the ingest tail (sqlite-schema.ts) is read as before up to the
+// earliest tail time, where obs holds everything and the rollups are exact, and from there
+// on from obs and the tail merged, the tail winning. Each answer reads in one snapshot.
 import type Database from 'better-sqlite3'
 import { Folder, ROLLUP_COLUMN, bucketing, floorDiv, usableLevel, type Bucketing } from './buckets.ts'
 import { AGGREGATES, type Aggregate, type MeanPoint, type Point, type RangeQuery, type SampleQuery } from './port.ts'
@@ -74,6 +78,10 @@ export class SqliteReader {
   private readonly rollupIndex: Database.Statement
   private readonly rollupValue = {} as Record<Aggregate, Database.Statement>
   private readonly inSnapshot: <T>(read: () => T) => T
+  private readonly tailMin: Database.Statement
+  private readonly tailFirst: Database.Statement
+  private readonly tailLast: Database.Statement
+  private readonly tailSeries: Database.Statement
 
   constructor (db: Database.Database) {
     this.first = db.prepare(RANGE_FIRST_SQL).raw()
@@ -101,6 +109,13 @@ export class SqliteReader {
     // The statements of one answer see one commit (WAL: a read transaction is a snapshot).
     const snapshot = db.transaction((read: () => unknown) => read())
     this.inSnapshot = <T>(read: () => T) => snapshot.deferred(read) as T
+    this.tailMin = db.prepare('SELECT min_time FROM tail_series WHERE series = ?').pluck()
+    // The tail has no index (that is what makes it cheap to write): a scan of at most the
+    // writer's TAIL_ROWS rows (~3 ms for 131,072). Within a time, the latest arrival (largest
+    // rowid) comes first: taking the first row of each time takes the one that wins.
+    this.tailFirst = db.prepare('SELECT time, value FROM obs_tail WHERE series = ? AND time >= ? AND time < ? ORDER BY time, rowid DESC LIMIT ?').raw()
+    this.tailLast = db.prepare('SELECT time, value FROM obs_tail WHERE series = ? AND time >= ? AND time < ? ORDER BY time DESC, rowid DESC LIMIT ?').raw()
+    this.tailSeries = db.prepare('SELECT series FROM tail_series').pluck()
     // Skip-scan over the leading key column: one seek per series, not a scan of all rows.
     this.series = db.prepare(`
       WITH RECURSIVE s(id) AS (
@@ -110,27 +125,99 @@ export class SqliteReader {
       SELECT id FROM s WHERE id IS NOT NULL`).pluck()
   }
 
+  /** The series' earliest time in the ingest tail when reads ending at `e` must merge the tail. */
+  private tailFrom(series: number, e: Bound): number | undefined {
+    const m = this.tailMin.get(series) as number | undefined
+    return m !== undefined && e > m ? m : undefined
+  }
+
+  /**
+   * The first (or, fromLast, the last) `limit` rows of [a, e) from the tail, one per time (the
+   * latest arrival), in that direction; limit < 0: all. A LIMIT counts rows, not times, so a
+   * limit cut short by repeated times is doubled until it holds `limit` times or every row.
+   */
+  private tailRows(series: number, a: Bound, e: Bound, limit: number, fromLast: boolean): Array<[number, number]> {
+    const stmt = fromLast ? this.tailLast : this.tailFirst
+    for (let fetch = limit; ; fetch *= 2) {
+      const rows = stmt.all(series, a, e, fetch) as Array<[number, number]>
+      const out: Array<[number, number]> = []
+      for (const r of rows) if (out.length === 0 || out[out.length - 1][0] !== r[0]) out.push(r)
+      if (limit < 0 || rows.length < fetch || out.length >= limit) return limit < 0 ? out : out.slice(0, limit)
+    }
+  }
+
+  /**
+   * The first (or last) `limit` rows of [a, e) from obs and the tail, a tail row replacing
+   * obs's at its time; limit < 0: all. Returned in time order.
+   */
+  private merged(series: number, a: Bound, e: Bound, limit = -1, fromLast = false): Array<[number, number]> {
+    const base = (fromLast ? this.last : this.first).all(series, a, e, limit) as Array<[number, number]>
+    const tail = this.tailRows(series, a, e, limit, fromLast)
+    if (tail.length === 0) return fromLast ? base.reverse() : base
+    // Merge in the direction read: times ascend (first) or descend (last).
+    const before = fromLast ? (x: number, y: number) => x > y : (x: number, y: number) => x < y
+    const out: Array<[number, number]> = []
+    let i = 0
+    for (const r of tail) {
+      while (i < base.length && before(base[i][0], r[0])) out.push(base[i++])
+      if (i < base.length && base[i][0] === r[0]) i++
+      out.push(r)
+    }
+    while (i < base.length) out.push(base[i++])
+    if (limit >= 0 && out.length > limit) out.length = limit
+    return fromLast ? out.reverse() : out
+  }
+
   read(series: number, q: RangeQuery): Point[] {
+    return this.inSnapshot(() => this.readNow(series, q))
+  }
+
+  private readNow(series: number, q: RangeQuery): Point[] {
     const limit = q.limit !== undefined && q.limit > 0 ? Math.floor(q.limit) : -1
     const a: Bound = q.start ?? MIN_TIME
     const e: Bound = q.end ?? MAX_TIME
     const fromLast = q.from === 'last'
-    const rows = (fromLast ? this.last : this.first).all(series, a, e, limit) as Array<[number, number]>
-    const out: Point[] = new Array(rows.length)
-    const n = rows.length
-    for (let i = 0; i < n; i++) {
-      const r = rows[fromLast ? n - 1 - i : i]
-      out[i] = { time: r[0], value: r[1] }
+    const tm = this.tailFrom(series, e)
+    let rows: Array<[number, number]>
+    if (tm === undefined) {
+      rows = (fromLast ? this.last : this.first).all(series, a, e, limit) as Array<[number, number]>
+      if (fromLast) rows.reverse()
+    } else {
+      // [a, split) from obs alone (the tail holds nothing before tm), [split, e) merged.
+      const split: Bound = a > tm ? a : tm
+      if (!fromLast) {
+        const older = split > a ? this.first.all(series, a, split, limit) as Array<[number, number]> : []
+        const need = limit < 0 ? -1 : limit - older.length
+        rows = need === 0 ? older : older.concat(this.merged(series, split, e, need))
+      } else {
+        const newer = this.merged(series, split, e, limit, true)
+        const need = limit < 0 ? -1 : limit - newer.length
+        const older = need !== 0 && split > a ? (this.last.all(series, a, split, need) as Array<[number, number]>).reverse() : []
+        rows = older.concat(newer)
+      }
     }
+    const out: Point[] = new Array(rows.length)
+    for (let i = 0; i < rows.length; i++) out[i] = { time: rows[i][0], value: rows[i][1] }
     return out
   }
 
   count(series: number, start?: number, end?: number): number {
-    return this.countRange.get(series, start ?? MIN_TIME, end ?? MAX_TIME) as number
+    return this.inSnapshot(() => {
+      const a: Bound = start ?? MIN_TIME
+      const e: Bound = end ?? MAX_TIME
+      const tm = this.tailFrom(series, e)
+      if (tm === undefined) return this.countRange.get(series, a, e) as number
+      const split: Bound = a > tm ? a : tm
+      return (split > a ? this.countRange.get(series, a, split) as number : 0) + this.merged(series, split, e).length
+    })
   }
 
   listSeries(): number[] {
-    return this.series.all() as number[]
+    return this.inSnapshot(() => {
+      const ids = new Set(this.series.all() as number[])
+      for (const s of this.tailSeries.all() as number[]) ids.add(s)
+      return [...ids].sort((x, y) => x - y)
+    })
   }
 
   /** Whether both ends of the range hold >= DENSE_ROWS_PER_BUCKET rows per bucket. */
@@ -151,6 +238,17 @@ export class SqliteReader {
     const agg = q.aggregate ?? 'mean'
     const a: Bound = q.start ?? MIN_TIME
     const e: Bound = q.end ?? MAX_TIME
+    const tm = this.tailFrom(series, e)
+    if (tm !== undefined) {
+      // Buckets before the one holding the earliest tail time are read as usual (obs and
+      // rollups are complete there); the rest is folded from the merged raw rows.
+      const from = b.floor(tm)
+      const startsLater = q.start !== undefined && q.start >= from
+      const older = startsLater ? [] : this.sampleNow(series, { ...q, end: q.end === undefined ? from : Math.min(q.end, from) })
+      const recent = new Folder(b, agg)
+      recent.addRows(this.merged(series, startsLater ? q.start! : from, e))
+      return older.concat(recent.finish())
+    }
     const first = this.firstTime.get(series, a, e) as number | undefined
     if (first === undefined) return []
     const last = this.lastTime.get(series, a, e) as number

@@ -52,6 +52,43 @@ interface Acc { n: number; sum: number; min: number; max: number; first: number;
 /** What the writer knows of a series without reading: latest time (undefined: no rows) and tail rows. */
 interface Known { latest: number | undefined; tail: Array<{ bucket: number; row: [number, number | null, number, number, number, number] } | undefined> }
 
+/** The aggregate of the rows from `i` on (ascending times) in the bucket of times[i], and where the next bucket starts. */
+function foldBucket(times: ArrayLike<number>, values: ArrayLike<number>, i: number, level: number): { b: number; acc: Acc; next: number } {
+  const b = floorTo(times[i], level)
+  const acc: Acc = { n: 0, sum: 0, min: Infinity, max: -Infinity, first: values[i], last: values[i] }
+  for (; i < times.length && times[i] < b + level; i++) {
+    const v = values[i]
+    acc.n++
+    acc.sum += v
+    if (v < acc.min) acc.min = v
+    if (v > acc.max) acc.max = v
+    acc.last = v
+  }
+  return { b, acc, next: i }
+}
+
+/** Raw rows of a stretch as columns, ascending times. */
+interface Columns { times: ArrayLike<number>; values: ArrayLike<number> }
+
+/** The first index of ascending `a` whose value is >= x. */
+function lowerBound(a: Float64Array, x: number): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid] < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+function joined(parts: ArrayLike<number>[]): Float64Array {
+  const out = new Float64Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) { out.set(p, at); at += p.length }
+  return out
+}
+
 /** Series remembered at most (~100 bytes each); past it the memory starts over. */
 const MAX_KNOWN = 200_000
 
@@ -94,42 +131,25 @@ export class RollupMaintainer {
   }
 
   /**
-   * After inserting rows of `series` (times/values in arrival order): when all of them lie
-   * after `before` (the latest time stored until then; the usual in-order ingest), each
-   * touched rollup row is merged with the new rows' aggregates (no read-back of raw rows);
-   * otherwise (late data, overwrites) the touched buckets are recomputed.
+   * After inserting rows of `series` (times ascending and distinct, the values that won:
+   * sqlite-batch.ts seriesRuns): when all of them lie after `before` (the latest time stored
+   * until then; the usual in-order ingest), each touched rollup row is merged with the new
+   * rows' aggregates (no read-back of raw rows); otherwise (late data, overwrites) the
+   * touched buckets are recomputed.
    */
-  apply(series: number, before: number | undefined, times: number[], values: number[]): void {
-    let min = Infinity
-    let max = -Infinity
-    for (const t of times) { if (t < min) min = t; if (t > max) max = t }
-    if (before !== undefined && min <= before) { this.update(series, times); return }
+  apply(series: number, before: number | undefined, times: Float64Array, values: Float64Array): void {
+    if (times.length === 0) return
+    if (before !== undefined && times[0] <= before) { this.update(series, times); return }
     let known = this.known.get(series)
     if (!known) {
       if (this.known.size >= MAX_KNOWN) this.known.clear()
       this.known.set(series, known = { latest: before, tail: [] })
     }
-    // In time order, the last of equal times winning (as INSERT OR REPLACE did).
-    const order = times.map((_, i) => i).sort((a, b) => (times[a] - times[b]) || (a - b))
-    const rows: Array<[number, number]> = []
-    for (const i of order) {
-      if (rows.length > 0 && rows[rows.length - 1][0] === times[i]) rows[rows.length - 1][1] = values[i]
-      else rows.push([times[i], values[i]])
-    }
     for (let li = 0; li < ROLLUP_LEVELS.length; li++) {
       const level = ROLLUP_LEVELS[li]
-      let i = 0
-      while (i < rows.length) {
-        const b = floorTo(rows[i][0], level)
-        const acc: Acc = { n: 0, sum: 0, min: Infinity, max: -Infinity, first: rows[i][1], last: rows[i][1] }
-        for (; i < rows.length && rows[i][0] < b + level; i++) {
-          const v = rows[i][1]
-          acc.n++
-          acc.sum += v
-          if (v < acc.min) acc.min = v
-          if (v > acc.max) acc.max = v
-          acc.last = v
-        }
+      for (let i = 0; i < times.length;) {
+        const { b, acc, next } = foldBucket(times, values, i, level)
+        i = next
         // A bucket that starts after the latest stored time has no row yet: nothing to read.
         const tail = known.tail[li]
         const old = before !== undefined && b <= before
@@ -147,7 +167,7 @@ export class RollupMaintainer {
         if (tail) { tail.bucket = b; const r = tail.row; r[0] = acc.n; r[1] = sum; r[2] = acc.min; r[3] = acc.max; r[4] = acc.first; r[5] = acc.last } else known.tail[li] = { bucket: b, row: [acc.n, sum, acc.min, acc.max, acc.first, acc.last] }
       }
     }
-    known.latest = max
+    known.latest = times[times.length - 1]
   }
 
   deleteSeries(series: number): void {
@@ -157,21 +177,52 @@ export class RollupMaintainer {
 
   /** Recomputes every rollup touched by rows of `series` at `times` (any order, duplicates fine). */
   update(series: number, times: ArrayLike<number>): void {
+    this.recomputeTouched(series, times, [], (from, to) => this.rawColumns(series, from, to))
+  }
+
+  /**
+   * After [start, end) of `series` was replaced (sqlite-writer.ts): the rows it holds there
+   * are now `times`/`values` (ascending, distinct), `gone` the times it held there before.
+   * Recomputes the buckets of both; raw rows inside the range are taken from the arrays, not
+   * read back (a replay's page: half of the replacement's time was that read).
+   */
+  replaced(series: number, start: number, end: number, gone: ArrayLike<number>, times: Float64Array, values: Float64Array): void {
+    const none: Columns = { times: [], values: [] }
+    this.recomputeTouched(series, gone, times, (from, to) => {
+      const lo = lowerBound(times, Math.max(from, start))
+      const hi = Math.max(lo, lowerBound(times, Math.min(to, end)))
+      const inside = { times: times.subarray(lo, hi), values: values.subarray(lo, hi) }
+      const before = from < start ? this.rawColumns(series, from, Math.min(to, start)) : none
+      const after = to > end ? this.rawColumns(series, Math.max(from, end), to) : none
+      if (before.times.length === 0 && after.times.length === 0) return inside
+      return { times: joined([before.times, inside.times, after.times]), values: joined([before.values, inside.values, after.values]) }
+    })
+  }
+
+  private rawColumns(series: number, from: number, to: number): Columns {
+    const rows = this.raw.all(series, from, to) as Array<[number, number]>
+    const times = new Array<number>(rows.length)
+    const values = new Array<number>(rows.length)
+    for (let i = 0; i < rows.length; i++) { times[i] = rows[i][0]; values[i] = rows[i][1] }
+    return { times, values }
+  }
+
+  private recomputeTouched(series: number, a: ArrayLike<number>, b: ArrayLike<number>, rawRows: (from: number, to: number) => Columns): void {
     this.known.delete(series)
     let touched = new Set<number>()
-    for (let i = 0; i < times.length; i++) touched.add(floorTo(times[i], ROLLUP_LEVELS[0]))
+    for (const times of [a, b]) for (let i = 0; i < times.length; i++) touched.add(floorTo(times[i], ROLLUP_LEVELS[0]))
     for (let li = 0; li < ROLLUP_LEVELS.length; li++) {
-      const buckets = [...touched].sort((a, b) => a - b)
-      this.recompute(series, li, buckets)
+      const buckets = [...touched].sort((x, y) => x - y)
+      this.recompute(series, li, buckets, rawRows)
       if (li + 1 < ROLLUP_LEVELS.length) {
         const up = ROLLUP_LEVELS[li + 1]
-        touched = new Set(buckets.map((b) => floorTo(b, up)))
+        touched = new Set(buckets.map((x) => floorTo(x, up)))
       }
     }
   }
 
   /** Recomputes level `li` buckets (sorted) from the level below (raw rows for level 0). */
-  private recompute(series: number, li: number, buckets: number[]): void {
+  private recompute(series: number, li: number, buckets: number[], rawRows: (from: number, to: number) => Columns): void {
     const level = ROLLUP_LEVELS[li]
     let i = 0
     while (i < buckets.length) {
@@ -180,39 +231,44 @@ export class RollupMaintainer {
       while (j < buckets.length && buckets[j] === buckets[j - 1] + level) j++
       const from = buckets[i]
       const to = buckets[j - 1] + level
-      const rows = (li === 0
-        ? this.raw.all(series, from, to)
-        : this.lower.all(series, ROLLUP_LEVELS[li - 1], from, to)) as number[][]
       // A bucket whose rows are all gone (a replaced range, a deleted stretch) has no row to
       // recompute from: it must not keep its old aggregate.
       this.dropRange.run(series, level, from, to)
-      let cur = NaN
-      let acc: Acc | undefined
-      const emit = () => { if (acc) this.put.run(series, level, cur, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last) }
-      for (const r of rows) {
-        const b = floorTo(r[0], level)
-        // Raw rows are [time, value]; lower rollups [bucket, count, sum, min, max, first, last].
-        const n = li === 0 ? 1 : r[1]
-        const sum = li === 0 ? r[1] : (r[2] ?? NaN)
-        const min = li === 0 ? r[1] : r[3]
-        const max = li === 0 ? r[1] : r[4]
-        const first = li === 0 ? r[1] : r[5]
-        const last = li === 0 ? r[1] : r[6]
-        if (b !== cur || !acc) {
-          emit()
-          cur = b
-          acc = { n, sum, min, max, first, last }
-        } else {
-          acc.n += n
-          acc.sum += sum
-          if (min < acc.min) acc.min = min
-          if (max > acc.max) acc.max = max
-          acc.last = last
-        }
-      }
-      emit()
+      if (li === 0) this.foldRaw(series, level, rawRows(from, to))
+      else this.foldLower(series, level, this.lower.all(series, ROLLUP_LEVELS[li - 1], from, to) as number[][])
       i = j
     }
+  }
+
+  /** Writes the level's buckets of raw rows (ascending times). */
+  private foldRaw(series: number, level: number, { times, values }: Columns): void {
+    for (let k = 0; k < times.length;) {
+      const { b, acc, next } = foldBucket(times, values, k, level)
+      k = next
+      this.put.run(series, level, b, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last)
+    }
+  }
+
+  /** Writes the level's buckets of lower rollup rows [bucket, count, sum, min, max, first, last]. */
+  private foldLower(series: number, level: number, rows: number[][]): void {
+    let cur = NaN
+    let acc: Acc | undefined
+    const emit = () => { if (acc) this.put.run(series, level, cur, acc.n, Number.isNaN(acc.sum) ? null : acc.sum, acc.min, acc.max, acc.first, acc.last) }
+    for (const r of rows) {
+      const b = floorTo(r[0], level)
+      if (b !== cur || !acc) {
+        emit()
+        cur = b
+        acc = { n: r[1], sum: r[2] ?? NaN, min: r[3], max: r[4], first: r[5], last: r[6] }
+      } else {
+        acc.n += r[1]
+        acc.sum += r[2] ?? NaN
+        if (r[3] < acc.min) acc.min = r[3]
+        if (r[4] > acc.max) acc.max = r[4]
+        acc.last = r[6]
+      }
+    }
+    emit()
   }
 
   /** Builds the rollups of data written before they existed (schema upgrade). */

@@ -17,8 +17,18 @@ export const TALLY_SIZE = 262_144
 // 2: rollup table (sqlite-rollups.ts), built from the raw rows when an older file is opened.
 // 3: rollups rebuilt from scratch: before, a replaced range that emptied a bucket left the
 //    bucket's old aggregate behind.
-const SCHEMA_VERSION = 3
+// 4: the ingest tail (obs_tail, tail_series); a program that knows only 3 would not read it.
+const SCHEMA_VERSION = 4
 
+// The ingest tail: appends are committed to obs_tail, a rowid table written in arrival order
+// at its end, and merged into obs and the rollups in bulk later (sqlite-writer.ts). Into obs,
+// an interleaved commit (one or two rows each of thousands of series) rewrites a page per
+// series, plus one per rollup level; into the tail it writes a page per ~40 rows. tail_series
+// names each series with rows in the tail and the earliest of their times: readers merge the
+// tail's rows of that series from there on, last arrival winning, and use rollups only for
+// buckets that end before it (sqlite-reader.ts). Both change in the writer's transactions
+// only, so a reader's snapshot sees obs, rollups and tail agree.
+//
 // One clustered B-tree keyed by (series, time): a series' observations are contiguous and in
 // time order, so every per-series range read is one index range and never touches other
 // series. STRICT rejects anything that is not an integer time or a non-NULL real value (NaN
@@ -31,6 +41,15 @@ CREATE TABLE IF NOT EXISTS obs (
   PRIMARY KEY (series, time)
 ) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS tally (i INTEGER PRIMARY KEY) STRICT;
+CREATE TABLE IF NOT EXISTS obs_tail (
+  series INTEGER NOT NULL,
+  time   INTEGER NOT NULL,
+  value  REAL    NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS tail_series (
+  series   INTEGER PRIMARY KEY,
+  min_time INTEGER NOT NULL
+) STRICT;
 `
 
 type DB = BetterSqlite3.Database

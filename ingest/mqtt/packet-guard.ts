@@ -41,9 +41,15 @@ export class PacketGuard extends Duplex {
       if (this.destroyed || !this.scan(chunk)) return
       if (!this.push(chunk)) inner.pause()
     })
-    inner.on('end', () => this.push(null))
+    // A peer that sends its last packets and a DISCONNECT, then closes (mosquitto_pub -l at
+    // QoS 0 does), ends the socket cleanly: what it sent before stays buffered here until aedes
+    // reads it (aedes reads the next chunk only when the packets of the last one are done, and
+    // storage-first makes that wait for the store), so only a socket that closed without
+    // ending cleanly (a reset, an error) destroys the guard and what it holds.
+    let ended = false
+    inner.on('end', () => { ended = true; this.push(null) })
     inner.on('error', (err) => this.destroy(err))
-    inner.on('close', () => this.destroy())
+    inner.on('close', () => { if (!ended) this.destroy() })
   }
 
   /** Raises the limit to the maximum packet size after a successful CONNECT. */
@@ -57,8 +63,11 @@ export class PacketGuard extends Duplex {
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
-    if (this.inner.write(chunk)) cb()
-    else this.inner.once('drain', () => cb())
+    // The peer is gone (it closed after its DISCONNECT): nothing can reach it any more.
+    if (this.inner.destroyed || this.inner.writableEnded) { cb(); return }
+    if (this.inner.write(chunk)) { cb(); return }
+    const go = () => { this.inner.off('drain', go); this.inner.off('close', go); cb() }
+    this.inner.once('drain', go).once('close', go)
   }
 
   override _final(cb: (err?: Error | null) => void): void {

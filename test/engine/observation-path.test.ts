@@ -35,6 +35,7 @@ t.test('embedded: ingest resolves once stored; the bus carries outputs and inges
   t.same(w.seen, [{ time: 10, value: 1, stored: true }, { time: 20, value: 2, stored: true }])
   await path.drained()
   t.equal(path.metrics().pending, 0)
+  await path.close() // before the test directory is removed (see the scaled case)
 })
 
 t.test('scaled: the store group writes the store, then feeds the bus; a failed write is retried', async (t) => {
@@ -62,4 +63,7 @@ t.test('scaled: the store group writes the store, then feeds the bus; a failed w
   await path.ingest(3, [{ series: 1, time: 10, value: 5 }])
   await waitFor(() => w.seen.length === 3, { what: 'the replayed observation' })
   t.same(await raw.read(1, {}), [{ time: 10, value: 5 }, { time: 20, value: 2 }], 'the same (series, time) replaces, never doubles')
+  // Closed here, before the test directory is removed: the store's writer may still be
+  // moving its ingest tail into the main table (engine/store/sqlite-tail.ts).
+  await path.close()
 })

@@ -1,13 +1,13 @@
 // The SQLite store: the shared contract plus what only this adapter promises (query plans,
 // files, reopening, the pending bound, the packing helpers).
 import { Database } from '../../core/sqlite-driver.ts'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { OverloadedError } from '../../core/errors.ts'
 import type { Observation } from '../../engine/store/port.ts'
-import { concat, pack, writeOrder } from '../../engine/store/sqlite-batch.ts'
+import { concat, pack, seriesRuns, writeOrder } from '../../engine/store/sqlite-batch.ts'
 import { DENSE_SAMPLE_SQL, RANGE_FIRST_SQL, RANGE_LAST_SQL, SPARSE_SAMPLE_SQL, floorDiv } from '../../engine/store/sqlite-reader.ts'
 import { DB_FILE } from '../../engine/store/sqlite-schema.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
@@ -20,6 +20,10 @@ function tempDir(t: Test): string {
 }
 
 storeContract(t, 'sqlite', async () => openSqliteStore({ dir: tempDir(t) }))
+// The same contract without the tail (appends straight into obs), and with a tail of a few
+// rows (reads merge obs, a tail compacted in between, and what is still in it).
+storeContract(t, 'sqlite, no tail', async () => openSqliteStore({ dir: tempDir(t), tailRows: 0 }))
+storeContract(t, 'sqlite, tail of 7 rows', async () => openSqliteStore({ dir: tempDir(t), tailRows: 7 }))
 
 t.test('query plans: one primary-key range, no temp B-tree for dense sampling', async (t) => {
   const dir = tempDir(t)
@@ -100,6 +104,18 @@ t.test('writeOrder: by series then time, arrival order kept for equal keys', asy
   t.same(Array.from(writeOrder(new Float64Array(0))), [])
 })
 
+t.test('seriesRuns: per series, times ascending and distinct, the last arrival of a time winning', async (t) => {
+  const rows = [[2, 5, 0], [1, 9, 1], [2, 1, 2], [1, 9, 3], [1, 3, 4], [3, 0, 5], [2, 5, 6]]
+  const data = Float64Array.from(rows.flat())
+  const runs = seriesRuns(data, writeOrder(data)).map((r) => ({ series: r.series, times: Array.from(r.times), values: Array.from(r.values) }))
+  t.same(runs, [
+    { series: 1, times: [3, 9], values: [4, 3] },
+    { series: 2, times: [1, 5], values: [2, 6] },
+    { series: 3, times: [0], values: [5] },
+  ])
+  t.same(seriesRuns(new Float64Array(0), new Uint32Array(0)), [])
+})
+
 t.test('floorDiv is exact at bucket edges and before 1970', async (t) => {
   t.equal(floorDiv(-1, 10), -1)
   t.equal(floorDiv(-10, 10), -1)
@@ -111,9 +127,107 @@ t.test('floorDiv is exact at bucket edges and before 1970', async (t) => {
   t.equal(floorDiv(edge, iv), 1_900_000)
 })
 
+t.test('ingest tail: appends are committed to the tail, read from it, and moved into obs and the rollups', async (t) => {
+  const dir = tempDir(t)
+  const M = 60_000_000
+  const F = 15 * M
+  let store = await openSqliteStore({ dir, tailMs: 60_000 })
+  const db = new Database(join(dir, DB_FILE), { readonly: true })
+  t.teardown(async () => { db.close(); await store.close() })
+  const count = (table: string) => db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number
+  // Compacted rows of series 1 (obs and rollups), then newer rows in the tail.
+  await store.append([{ series: 1, time: 0, value: 1 }, { series: 1, time: F, value: 2 }])
+  await store.close()
+  t.equal(count('obs'), 2, 'close compacts the tail')
+  t.equal(count('obs_tail'), 0)
+  store = await openSqliteStore({ dir, tailMs: 60_000 })
+  await store.append([{ series: 1, time: F, value: 20 }, { series: 1, time: F + 5, value: 3 }, { series: 2, time: 7, value: 4 }])
+  await store.append([{ series: 1, time: F + 5, value: 30 }])
+  t.equal(count('obs_tail'), 4, 'appends went to the tail')
+  t.equal(count('obs'), 2, 'and not to obs')
+  t.same(db.prepare('SELECT series, min_time FROM tail_series ORDER BY series').raw().all(), [[1, F], [2, 7]])
+  // Reads merge: the tail replaces obs's value at F, and the later of two tail rows wins.
+  const all = [{ time: 0, value: 1 }, { time: F, value: 20 }, { time: F + 5, value: 30 }]
+  t.same(await store.read(1, {}), all)
+  t.same(await store.read(1, { limit: 2 }), all.slice(0, 2))
+  t.same(await store.read(1, { from: 'last', limit: 2 }), all.slice(1))
+  t.same(await store.read(1, { from: 'last', limit: 1, end: F }), all.slice(0, 1), 'a range ending before the tail reads obs')
+  t.equal(await store.count(1), 3)
+  t.equal(await store.count(1, F + 1), 1)
+  t.same(await store.listSeries(), [1, 2])
+  // Buckets before the tail's earliest time from obs/rollups, the rest from merged rows.
+  t.same(await store.sample(1, { interval: F }), [{ time: 0, mean: 1 }, { time: F, mean: 25 }])
+  t.same(await store.sample(1, { interval: 1440 * M, aggregate: 'count' }), [{ time: 0, mean: 3 }])
+  t.same(await store.sample(1, { interval: F, aggregate: 'max', start: F }), [{ time: F, mean: 30 }])
+  // A replaced range compacts first and then replaces what obs holds.
+  await store.replaceRange(1, F, 2 * F, [{ time: F + 1, value: 9 }])
+  t.equal(count('obs_tail'), 0)
+  t.same(await store.read(1, {}), [{ time: 0, value: 1 }, { time: F + 1, value: 9 }])
+  t.same(db.prepare('SELECT bucket, count, sum FROM rollup WHERE series = 1 AND level = ? ORDER BY bucket').raw().all(F), [[0, 1, 1], [F, 1, 9]])
+  // A delete compacts first, then removes the series from obs and its rollups.
+  await store.append([{ series: 2, time: 8, value: 5 }])
+  await store.deleteSeries([2])
+  t.same(await store.read(2, {}), [])
+  t.same(await store.listSeries(), [1])
+})
+
+t.test('ingest tail: compacted when it is due by size or age, and a tail left by a crash is read and compacted', async (t) => {
+  const dir = tempDir(t)
+  const db = () => new Database(join(dir, DB_FILE), { readonly: true })
+  const count = (table: string) => { const d = db(); try { return d.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number } finally { d.close() } }
+  let store = await openSqliteStore({ dir, tailRows: 3, tailMs: 60_000 })
+  await store.append([{ series: 1, time: 1, value: 1 }, { series: 1, time: 2, value: 2 }])
+  t.equal(count('obs_tail'), 2, 'below the size: stays')
+  // Compaction runs after the append is answered: wait for it (at most 5 s).
+  const drained = async () => {
+    const until = Date.now() + 5000
+    while (count('obs_tail') > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+    return count('obs_tail')
+  }
+  await store.append([{ series: 1, time: 3, value: 3 }])
+  t.equal(await drained(), 0, 'at the size: compacted')
+  t.equal(count('obs'), 3)
+  await store.close()
+  store = await openSqliteStore({ dir, tailMs: 50 })
+  await store.append([{ series: 1, time: 4, value: 4 }])
+  t.equal(await drained(), 0, 'older than tailMs: compacted without another append')
+  t.equal(count('rollup'), 3, 'with its rollups')
+  await store.close()
+  // A tail as a killed writer leaves it: rows committed to obs_tail, never compacted.
+  const w = new Database(join(dir, DB_FILE))
+  w.prepare('INSERT INTO obs_tail (series, time, value) VALUES (1, 5, 5), (1, 4, 40)').run()
+  w.prepare('INSERT OR REPLACE INTO tail_series VALUES (1, 4)').run()
+  w.close()
+  store = await openSqliteStore({ dir, tailMs: 60_000 })
+  t.teardown(() => store.close())
+  t.same(await store.read(1, { start: 3 }), [{ time: 3, value: 3 }, { time: 4, value: 40 }, { time: 5, value: 5 }], 'read from the tail after reopening')
+  await store.close()
+  t.equal(count('obs_tail'), 0)
+  t.same(db().prepare('SELECT time, value FROM obs WHERE series = 1 AND time >= 4').raw().all(), [[4, 40], [5, 5]], 'and compacted into obs')
+})
+
+t.test('the checkpointer copies committed WAL frames into the file, beside the writer', async (t) => {
+  // The writer's own checkpoint runs only every 32 MiB of WAL; a small append is copied by
+  // the checkpointer worker. The WAL index (-shm) says how far: mxFrame at byte 16 of its
+  // header, nBackfill (frames copied) at byte 96 (SQLite's wal.c layout, native byte order).
+  const dir = tempDir(t)
+  const store = await openSqliteStore({ dir, tailRows: 0 })
+  t.teardown(() => store.close())
+  await store.append([{ series: 1, time: 1, value: 1 }, { series: 2, time: 1, value: 2 }])
+  const shm = () => readFileSync(join(dir, DB_FILE + '-shm'))
+  const frames = () => { const b = shm(); return { mx: b.readUInt32LE(16), backfill: b.readUInt32LE(96) } }
+  t.ok(frames().mx > 0, 'the append is in the WAL')
+  const until = Date.now() + 5000
+  while (frames().backfill < frames().mx && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+  const f = frames()
+  t.equal(f.backfill, f.mx, `every frame copied (${f.backfill} of ${f.mx})`)
+  t.same(await store.read(2, {}), [{ time: 1, value: 2 }])
+})
+
 t.test('rollups: kept equal to the raw rows through overwrites, late data and deletes', async (t) => {
   const dir = tempDir(t)
-  const store = await openSqliteStore({ dir })
+  // No tail: the rollups are checked after each append.
+  const store = await openSqliteStore({ dir, tailRows: 0 })
   const db = new Database(join(dir, DB_FILE), { readonly: true })
   t.teardown(async () => { db.close(); await store.close() })
   const M = 60_000_000
@@ -136,7 +250,7 @@ t.test('rollups: the writer remembers newest buckets across commits, and forgets
   // In-order appends merge into the remembered newest bucket without reading it back
   // (sqlite-rollups.ts); replace, late data and delete must leave no stale memory behind.
   const dir = tempDir(t)
-  const store = await openSqliteStore({ dir })
+  const store = await openSqliteStore({ dir, tailRows: 0 })
   const db = new Database(join(dir, DB_FILE), { readonly: true })
   t.teardown(async () => { db.close(); await store.close() })
   const M = 60_000_000

@@ -67,3 +67,30 @@ t.test('a remaining length of more than four bytes is malformed', async (t) => {
   await new Promise((r) => setImmediate(r))
   t.equal(guard.destroyed, true)
 })
+
+t.test('a peer that ends cleanly and closes: what it sent stays readable until read; later writes are dropped', async (t) => {
+  const inner = new PassThrough()
+  const guard = new PacketGuard(inner, { preAuthLimit: 1000 })
+  const bytes = Buffer.concat([packet(0x30, 100), packet(0x30, 100), packet(0xe0, 0)]) // two PUBLISH, DISCONNECT
+  inner.end(bytes)
+  await new Promise((r) => inner.once('end', r)) // the guard took every byte; nobody has read them yet
+  inner.destroy()
+  await new Promise((r) => setImmediate(r))
+  t.equal(guard.destroyed, false, 'a clean end does not throw away what is buffered')
+  // aedes answers the packets it handled while it reads on: a PUBACK to the gone peer.
+  await new Promise<void>((resolve, reject) => guard.write(Buffer.from([0x40, 0x02, 0, 1]), (err) => (err ? reject(err) : resolve())))
+  t.pass('is dropped, not an error and not a hang')
+  const read: Buffer[] = []
+  for await (const chunk of guard) read.push(chunk as Buffer)
+  t.same(Buffer.concat(read), bytes, 'aedes reads every packet the peer sent before it closed')
+})
+
+t.test('a socket that closes without ending (a reset) destroys the guard', async (t) => {
+  const inner = new PassThrough()
+  const guard = new PacketGuard(inner, { preAuthLimit: 1000 })
+  guard.on('error', () => {})
+  inner.write(packet(0x30, 10))
+  inner.destroy()
+  await new Promise((r) => setImmediate(r))
+  t.equal(guard.destroyed, true)
+})

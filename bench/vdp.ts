@@ -82,8 +82,9 @@ function percentile(xs: number[], p: number): number {
 
 /**
  * Watches the store file: when is an output row committed? A committed row is in obs or,
- * until compacted, in the ingest tail (engine/store/sqlite-schema.ts); the tail is read
- * incrementally from the last rowid seen, so a poll costs the rows new since the last one.
+ * until compacted, in the ingest tail (engine/store/sqlite-schema.ts). The tail is read
+ * incrementally from the last rowid seen, and only the rows of probed series come into
+ * JavaScript: the watcher shares the 2 cores with the platform, so it filters in SQLite.
  */
 class StoreWatch {
   private readonly ts: Database.Database
@@ -105,7 +106,8 @@ class StoreWatch {
     this.ts = new Database(join(dataDir, 'timeseries', 'timeseries.db'), { readonly: true, fileMustExist: true })
     this.inObs = this.ts.prepare('SELECT 1 FROM obs WHERE series = ? AND time = ?').pluck()
     this.tailTop = this.ts.prepare('SELECT max(rowid) FROM obs_tail').pluck()
-    this.tailAfter = this.ts.prepare('SELECT rowid, series, time FROM obs_tail WHERE rowid > ? ORDER BY rowid').raw()
+    const probed = Array.from({ length: SLICES }, (_, i) => this.outSeries[Math.min(VDPS, (i + 1) * SLICE_VDPS) - 1])
+    this.tailAfter = this.ts.prepare(`SELECT series, time FROM obs_tail WHERE rowid > ? AND rowid <= ? AND series IN (${probed.join(',')})`).raw()
     const ids = this.outSeries.join(',')
     this.count = this.ts.prepare(`SELECT count(*) FROM (
       SELECT series, time FROM obs WHERE series IN (${ids}) AND time >= @a AND time <= @b
@@ -133,11 +135,11 @@ class StoreWatch {
     const now = performance.now()
     const top = (this.tailTop.get() as number | null) ?? 0
     if (top < this.seen) this.seen = 0 // compacted: the tail starts again from rowid 1
-    for (const [rowid, series, time] of this.tailAfter.all(this.seen) as Array<[number, number, number]>) {
-      this.seen = rowid
+    for (const [series, time] of this.tailAfter.all(this.seen, top) as Array<[number, number]>) {
       const key = `${series}:${time}`
       if (this.probes.has(key)) this.found(key, now)
     }
+    this.seen = top
     for (const [key, [series, time]] of this.series) if (this.inObs.get(series, time) !== undefined) this.found(key, now)
     if (this.probes.size === 0) { clearInterval(this.timer); this.timer = undefined }
   }

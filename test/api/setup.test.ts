@@ -61,3 +61,19 @@ t.test("CI runs exactly the README's test command; the README's set-up is two co
   t.same(blocks[0], ['npm ci && LINTEL_COMPANY_NAME=Acme LINTEL_ADMIN_EMAIL=admin@acme.example LINTEL_ADMIN_PASSWORD=change-me-now npm start'],
     'one command: install, then the first start with the admin the walk-through logs in as')
 })
+
+t.test('a failing CI run names its failing tests at the end of its log (scripts/tap-failures.sh)', async (t) => {
+  const { execFileSync } = await import('node:child_process')
+  const { writeFileSync } = await import('node:fs')
+  const log = t.testdir({})
+  const file = `${log}/test.log`
+  writeFileSync(file, [
+    '# Subtest: test/a.test.ts', '    # Subtest: x', '        ok 1 - fine', '        not ok 2 - broken', '          ---', '          found: 1', '          ...',
+    '        ok 3 - fine too', '    not ok 1 - x', 'not ok 1 - test/a.test.ts', '# Subtest: test/b.test.ts', 'ok 2 - test/b.test.ts',
+    '==== .ci/run failed (exit 1); failing tests, from the output above ====',
+  ].join('\n'))
+  const out = execFileSync('bash', ['scripts/tap-failures.sh', file], { encoding: 'utf8' })
+  t.match(out, /---- # Subtest: test\/a\.test\.ts\n {8}not ok 2 - broken\n {10}---\n {10}found: 1\n {10}\.\.\.\n/, 'the assertion, its file and its diagnostics')
+  t.notMatch(out, /fine|b\.test|====/, 'nothing that passed, and not its own heading again')
+  t.match(readFileSync('.ci/run', 'utf8'), /trap name_failures EXIT/, '.ci/run calls it when it fails')
+})

@@ -5,10 +5,10 @@
 // protocol (QoS 1 over plain TCP).
 //
 // Load unit: a slice = one HTTP request or one MQTT message of 1,000 observations (200 virtual
-// datapoints × 5 pins, one observation each); a round = 5 slices = one observation on every
-// input. Every input observation causes exactly one evaluation (a warm-up round first gives
-// every pin a value), and every evaluation's output has its own time (the input's), so
-// evaluations = output rows stored, which the bench counts in the store at the end.
+// datapoints × 5 pins, one observation each; BENCH_SLICE_VDPS); a round = 5 slices = one
+// observation on every input. Every input observation causes exactly one evaluation (a warm-up
+// round first gives every pin a value), and every evaluation's output has its own time (the
+// input's), so evaluations = output rows stored, which the bench counts in the store at the end.
 //
 // Latency: from the acknowledgement of a slice (HTTP 200 / MQTT PUBACK, both sent only once the
 // inputs are durable) to "readable": the output of the slice's last virtual datapoint, at the
@@ -25,6 +25,7 @@
 // Figures and what bounds them: README "Benchmarks".
 // Usage: npm run bench:vdp   (BENCH_RUNS=3, BENCH_ROUNDS=200, BENCH_RATE=100000,
 //   BENCH_RATE_SECONDS=10, BENCH_CONCURRENCY=4, BENCH_TRANSPORT=http,mqtt, BENCH_VDPS=1000,
+//   BENCH_SLICE_VDPS=200: virtual datapoints per slice, one connection per slice position,
 //   BENCH_PROFILE=<dir>: the server and its store workers write --cpu-prof profiles there)
 import Database from 'better-sqlite3'
 import mqtt, { type MqttClient } from 'mqtt'
@@ -35,7 +36,7 @@ import { api, basicHeader, createProject, emit, median, peakRssMb, progress, sta
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const VDPS = Number(process.env.BENCH_VDPS ?? 1000)
 const PINS = 5
-const SLICE_VDPS = 200
+const SLICE_VDPS = Number(process.env.BENCH_SLICE_VDPS ?? 200)
 const SLICES = Math.ceil(VDPS / SLICE_VDPS)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 200)
 const RATE = Number(process.env.BENCH_RATE ?? 100_000)

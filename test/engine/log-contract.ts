@@ -50,6 +50,13 @@ export class Collector {
   /** Records handed to calls that rejected. */
   rejected: LogRecord[] = []
   count(): number { return this.records.reduce((n, r) => n + r.observations.length, 0) }
+  /** What arrived, for a time-out message: which values per project, and any errors. */
+  describe(): string {
+    const byProject = new Map<number, number[]>()
+    for (const r of this.records) byProject.set(r.project, [...(byProject.get(r.project) ?? []), ...r.observations.map((o) => o.value)])
+    const got = [...byProject].map(([p, v]) => `project ${p}: ${v.length} [${v.slice(0, 20).join(',')}${v.length > 20 ? ',…' : ''}]`).join('; ')
+    return `got ${this.count()} (${got || 'nothing'}); errors: ${this.errors.map((e) => e.message).join(' | ') || 'none'}`
+  }
   values(project?: number): number[] {
     return this.records.filter((r) => project === undefined || r.project === project).flatMap((r) => r.observations.map((o) => o.value))
   }
@@ -74,7 +81,7 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     await log.publish(2, [obs(20, 5, 3)])
     await log.publish(1, [obs(10, 2, 4)])
     const c = await new Collector().start(log, group)
-    await until(() => c.count() >= 4, WAIT, '4 observations')
+    await until(() => c.count() >= 4, WAIT, () => `4 observations published before the first join: ${c.describe()}`)
     // Published after the member joined, too.
     await log.publish(3, [obs(30, 7, 5)])
     await until(() => c.count() >= 5, WAIT, '5 observations')
@@ -99,7 +106,7 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     for (let i = 0; i < N; i++) for (const p of projects) sends.push(log.publish(p, [obs(p * 100, i * 2, i * 2), obs(p * 100, i * 2 + 1, i * 2 + 1)]))
     await Promise.all(sends)
     const c = await new Collector().start(log, group, { maxRecords: 17 })
-    await until(() => c.count() >= projects.length * N * 2, WAIT, 'all batches')
+    await until(() => c.count() >= projects.length * N * 2, WAIT, () => `all batches, published before the first join: ${c.describe()}`)
     for (const p of projects) t.same(c.values(p), Array.from({ length: N * 2 }, (_, i) => i), `project ${p} in order`)
     await c.sub.stop()
   })
@@ -126,7 +133,7 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     for (let i = 0; i < 10; i++) await log.publish(i % 3, [obs(1, i, i)])
     const a = await new Collector().start(log, group + '-a')
     const b = await new Collector().start(log, group + '-b')
-    await until(() => a.count() >= 10 && b.count() >= 10, WAIT, 'both groups')
+    await until(() => a.count() >= 10 && b.count() >= 10, WAIT, () => `both groups, after publishes before their first join: a ${a.describe()}; b ${b.describe()}`)
     t.same(sortedValues(a.values()), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     t.same(sortedValues(b.values()), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     await Promise.all([a.sub.stop(), b.sub.stop()])

@@ -52,21 +52,22 @@ const output = (v: number) => `vdp/${v}`
 const timeMs = (r: number, k: number) => T0 + r * ROUND_MS + k * 1000
 const value = (r: number, v: number, k: number) => ((r * 7 + v + k) % 1000) / 10
 
+/** The virtual datapoint whose output probes a slice: its last one. */
+const probedVdp = (slice: number) => Math.min(VDPS, (slice + 1) * SLICE_VDPS) - 1
+
 interface Slice { round: number; slice: number; http: string; line: string; probeVdp: number; probeTime: number }
 
 function makeSlice(round: number, slice: number): Slice {
   const parts: string[] = []
   const lines: string[] = []
-  const first = slice * SLICE_VDPS
-  const last = Math.min(VDPS, first + SLICE_VDPS)
-  for (let v = first; v < last; v++) {
+  for (let v = slice * SLICE_VDPS; v <= probedVdp(slice); v++) {
     for (let k = 0; k < PINS; k++) {
       const ms = timeMs(round, k)
       parts.push(`"${input(v, k)}":[{"time":"${new Date(ms).toISOString()}","value":${value(round, v, k)}}]`)
       lines.push(`${input(v, k)} value=${value(round, v, k)} ${ms}`)
     }
   }
-  return { round, slice, http: `{${parts.join(',')}}`, line: lines.join('\n'), probeVdp: last - 1, probeTime: timeMs(round, PINS - 1) * 1000 }
+  return { round, slice, http: `{${parts.join(',')}}`, line: lines.join('\n'), probeVdp: probedVdp(slice), probeTime: timeMs(round, PINS - 1) * 1000 }
 }
 
 const slicesOf = (fromRound: number, rounds: number): Slice[] => {
@@ -107,7 +108,7 @@ class StoreWatch {
     this.ts = new Database(join(dataDir, 'timeseries', 'timeseries.db'), { readonly: true, fileMustExist: true })
     this.inObs = this.ts.prepare('SELECT 1 FROM obs WHERE series = ? AND time = ?').pluck()
     this.tailTop = this.ts.prepare('SELECT max(rowid) FROM obs_tail').pluck()
-    const probed = Array.from({ length: SLICES }, (_, i) => this.outSeries[Math.min(VDPS, (i + 1) * SLICE_VDPS) - 1])
+    const probed = Array.from({ length: SLICES }, (_, slice) => this.outSeries[probedVdp(slice)])
     this.tailAfter = this.ts.prepare(`SELECT series, time FROM obs_tail WHERE rowid > ? AND rowid <= ? AND series IN (${probed.join(',')})`).raw()
     const ids = this.outSeries.join(',')
     this.count = this.ts.prepare(`SELECT count(*) FROM (

@@ -7,6 +7,6 @@ log="$1"
 awk '
   /^# Subtest: test\// { file = $0 }
   /^[[:space:]]*not ok / { print "---- " file; print; show = 40; next }
-  /^[[:space:]]*(ok |# Subtest)|^====/ { show = 0 }
+  /^[[:space:]]*(ok |# Subtest)/ { show = 0 }
   show > 0 { print; show--; if ($0 ~ /^[[:space:]]*\.\.\.$/) show = 0 }
 ' "$log" | head -400

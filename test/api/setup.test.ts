@@ -2,7 +2,8 @@
 // node-rdkafka, the scaled set-up installs a pinned version; `npm start` is the server process
 // itself; the supported Node.js versions are declared and each has a SQLite driver.
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { loadRdKafka } from '../../engine/log/kafka-rdkafka.ts'
 import { Database, sqliteDriver } from '../../core/sqlite-driver.ts'
 
@@ -63,10 +64,7 @@ t.test("CI runs exactly the README's test command; the README's set-up is two co
 })
 
 t.test('a failing CI run names its failing tests at the end of its log (scripts/tap-failures.sh)', async (t) => {
-  const { execFileSync } = await import('node:child_process')
-  const { writeFileSync } = await import('node:fs')
-  const log = t.testdir({})
-  const file = `${log}/test.log`
+  const file = `${t.testdir({})}/test.log`
   writeFileSync(file, [
     '# Subtest: test/a.test.ts', '    # Subtest: x', '        ok 1 - fine', '        not ok 2 - broken', '          ---', '          found: 1', '          ...',
     '        ok 3 - fine too', '    not ok 1 - x', 'not ok 1 - test/a.test.ts', '# Subtest: test/b.test.ts', 'ok 2 - test/b.test.ts',

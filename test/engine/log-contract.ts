@@ -52,9 +52,10 @@ export class Collector {
   count(): number { return this.records.reduce((n, r) => n + r.observations.length, 0) }
   /** What arrived, for a time-out message: which values per project, and any errors. */
   describe(): string {
-    const byProject = new Map<number, number[]>()
-    for (const r of this.records) byProject.set(r.project, [...(byProject.get(r.project) ?? []), ...r.observations.map((o) => o.value)])
-    const got = [...byProject].map(([p, v]) => `project ${p}: ${v.length} [${v.slice(0, 20).join(',')}${v.length > 20 ? ',…' : ''}]`).join('; ')
+    const got = [...new Set(this.records.map((r) => r.project))].map((p) => {
+      const v = this.values(p)
+      return `project ${p}: ${v.length} [${v.slice(0, 20).join(',')}${v.length > 20 ? ',…' : ''}]`
+    }).join('; ')
     return `got ${this.count()} (${got || 'nothing'}); errors: ${this.errors.map((e) => e.message).join(' | ') || 'none'}`
   }
   values(project?: number): number[] {
@@ -121,7 +122,7 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     const c = await new Collector().start(log, group, { onPartitions: (p) => { assigned += p.assigned.length - p.revoked.length } })
     await until(() => assigned > 0, WAIT, 'the member\'s first partitions')
     await log.publish(9, big)
-    await until(() => c.count() >= big.length, WAIT, () => `the large batch (got ${c.count()}; errors: ${c.errors.map((e) => e.message)})`)
+    await until(() => c.count() >= big.length, WAIT, () => `the large batch: ${c.describe()}`)
     const got = c.records.flatMap((r) => r.observations)
     t.equal(got.length, big.length)
     t.ok(got.every((o, i) => o.series === 7 && o.time === big[i].time && o.value === big[i].value), 'same observations, same order')

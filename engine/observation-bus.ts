@@ -35,6 +35,23 @@ export class ObservationBus {
   }
 }
 
+/**
+ * Appends of client ingest (the embedded ingest queue): each batch is published on the bus
+ * once durable, as by observedStore, but in the next turn of the event loop (setImmediate),
+ * after the continuations of the append ran: the answers to the clients (HTTP 200, PUBACK)
+ * are written before the pipelines evaluate the batch instead of after it, so a client's
+ * next request overlaps with the evaluation (bench:vdp +10% evaluations/s, README). Batches
+ * are published in the order they were stored (setImmediate runs in order).
+ */
+export function publishingAfterAnswer(store: Pick<TimeseriesStore, 'append'>, bus: ObservationBus): Pick<TimeseriesStore, 'append'> {
+  return {
+    append: async (batch) => {
+      await store.append(batch)
+      setImmediate(() => bus.publish(batch))
+    },
+  }
+}
+
 /** The store, publishing each appended batch on the bus once it is durable. */
 export function observedStore(store: TimeseriesStore, bus: ObservationBus): TimeseriesStore {
   return {

@@ -1,10 +1,11 @@
 // The embedded observation path: one process, no log. Ingest goes through the bounded ingest
-// queue (group commit, back-pressure) into the store; the observed store publishes each
-// durable batch on the in-process bus; the runtimes' outputs are appended through the same
-// observed store, so they reach the bus and can feed other virtual datapoints.
+// queue (group commit, back-pressure) into the store, and each durable batch is published on
+// the in-process bus right after its senders were answered (publishingAfterAnswer); the
+// runtimes' outputs are appended through the observed store, which publishes them before the
+// append resolves, so they reach the bus and can feed other virtual datapoints.
 // There is no observation log here: engine/log/memory-log.ts is the log port's test double
 // and reference adapter, not part of this path.
-import { ObservationBus, observedStore } from '../observation-bus.ts'
+import { ObservationBus, observedStore, publishingAfterAnswer } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
 import { IngestQueue } from './ingest-queue.ts'
 import type { ObservationPath } from './port.ts'
@@ -18,7 +19,7 @@ export interface EmbeddedPathOptions {
 export function openEmbeddedPath(o: EmbeddedPathOptions): ObservationPath {
   const bus = new ObservationBus()
   const store = observedStore(o.store, bus)
-  const queue = new IngestQueue(store, o.queue)
+  const queue = new IngestQueue(publishingAfterAnswer(o.store, bus), o.queue)
   return {
     bus, store, reads: o.store,
     ingest: (_project, batch) => queue.enqueue(batch),

@@ -25,7 +25,7 @@ export class IngestQueue {
   private waiters: (() => void)[] = []
   private readonly m: IngestQueueMetrics = { pending: 0, enqueued: 0, stored: 0, batches: 0, failed: 0, backpressure_waits: 0 }
 
-  constructor (private readonly store: TimeseriesStore, private readonly opts: { maxPending?: number; maxBatch?: number } = {}) {}
+  constructor (private readonly store: Pick<TimeseriesStore, 'append'>, private readonly opts: { maxPending?: number; maxBatch?: number } = {}) {}
 
   private get maxPending(): number { return this.opts.maxPending ?? 500_000 }
   private get maxBatch(): number { return this.opts.maxBatch ?? 50_000 }

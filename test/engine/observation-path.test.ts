@@ -38,6 +38,23 @@ t.test('embedded: ingest resolves once stored; the bus carries outputs and inges
   await path.close() // before the test directory is removed (see the scaled case)
 })
 
+t.test('embedded: the answer to ingest does not wait for the pipelines; batches reach the bus in the order stored', async (t) => {
+  const raw = await openSqliteStore({ dir: t.testdir() })
+  const path = openEmbeddedPath({ store: raw })
+  const w = watch(path, raw, 1)
+  await path.ingest(7, [{ series: 1, time: 1, value: 1 }])
+  t.same(w.seen, [], 'answered before the bus carried the batch (the pipelines evaluate it after the answer)')
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(w.seen.length, 1, 'carried in the next turn of the event loop')
+  // Many senders at once: several appends and group commits; the bus keeps the order of the store.
+  await Promise.all(Array.from({ length: 40 }, (_, i) => path.ingest(7, [{ series: 1, time: 2 + i, value: i }])))
+  await waitFor(() => w.seen.length === 41, { what: 'every batch on the bus' })
+  await w.settled()
+  t.same(w.seen.map((o) => o.time), Array.from({ length: 41 }, (_, i) => 1 + i), 'in enqueue order')
+  t.ok(w.seen.every((o) => o.stored), 'each stored before the bus carried it')
+  await path.close()
+})
+
 t.test('scaled: the store group writes the store, then feeds the bus; a failed write is retried', async (t) => {
   const raw = await openSqliteStore({ dir: t.testdir() })
   let failNext = 1

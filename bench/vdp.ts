@@ -94,8 +94,8 @@ class StoreWatch {
   private readonly tailTop: Database.Statement
   private readonly tailAfter: Database.Statement
   private readonly count: Database.Statement
-  private readonly probes = new Map<string, Array<(at: number) => void>>()
-  private readonly series = new Map<string, [number, number]>()
+  /** Output rows waited for, by `series:time`, with whoever waits for each. */
+  private readonly probes = new Map<string, { series: number; time: number; waiting: Array<(at: number) => void> }>()
   private seen = 0
   private timer: NodeJS.Timeout | undefined
   readonly outSeries: number[]
@@ -119,18 +119,18 @@ class StoreWatch {
   /** Resolves with performance.now() at the first poll that sees the row. */
   readable(vdp: number, timeUs: number): Promise<number> {
     return new Promise((resolve) => {
-      const key = `${this.outSeries[vdp]}:${timeUs}`
-      const waiting = this.probes.get(key)
-      if (waiting) waiting.push(resolve)
-      else { this.probes.set(key, [resolve]); this.series.set(key, [this.outSeries[vdp], timeUs]) }
+      const series = this.outSeries[vdp]
+      const key = `${series}:${timeUs}`
+      const probe = this.probes.get(key)
+      if (probe) probe.waiting.push(resolve)
+      else this.probes.set(key, { series, time: timeUs, waiting: [resolve] })
       this.timer ??= setInterval(() => this.poll(), 1)
     })
   }
 
   private found(key: string, now: number): void {
-    for (const resolve of this.probes.get(key) ?? []) resolve(now)
+    for (const resolve of this.probes.get(key)?.waiting ?? []) resolve(now)
     this.probes.delete(key)
-    this.series.delete(key)
   }
 
   private poll(): void {
@@ -142,7 +142,7 @@ class StoreWatch {
       if (this.probes.has(key)) this.found(key, now)
     }
     this.seen = top
-    for (const [key, [series, time]] of this.series) if (this.inObs.get(series, time) !== undefined) this.found(key, now)
+    for (const [key, { series, time }] of this.probes) if (this.inObs.get(series, time) !== undefined) this.found(key, now)
     if (this.probes.size === 0) { clearInterval(this.timer); this.timer = undefined }
   }
 

@@ -202,6 +202,8 @@ class SqliteStore implements TimeseriesStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    // Held until it has exited (settle() no longer unrefs it once closed): an unref'd worker
+    // lets the process end while close() still waits for it.
     this.worker.ref()
     // Pending appends are ahead of 'close' in the worker's queue and are committed first.
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()))
@@ -210,9 +212,6 @@ class SqliteStore implements TimeseriesStore {
     } catch (err) {
       this.log?.error({ err }, 'closing the time-series writer failed')
     } finally {
-      // Held until it has exited, whatever settle() did meanwhile: an unref'd worker lets the
-      // process end while close() still waits for it.
-      this.worker.ref()
       await this.reads.close()
       if (!this.failure) await exited
       else await this.worker.terminate()

@@ -37,6 +37,13 @@ function seriesMins(data: Float64Array): Map<number, number> {
   return into
 }
 
+/** The series of a frozen part (packed rows sorted by series), each once. */
+function seriesOfPart(part: Float64Array): number[] {
+  const out: number[] = []
+  for (let i = 0; i < part.length; i += 3) if (out.length === 0 || out[out.length - 1] !== part[i]) out.push(part[i])
+  return out
+}
+
 interface Frozen {
   /** Rows at rowid <= frozenTo are being compacted. */
   frozenTo: number
@@ -167,8 +174,7 @@ export class IngestTail {
     try { this.stepTx(part, last) } catch (err) { this.rolledBack(); throw err }
     f.next++
     f.rows -= part.length / 3
-    for (let i = 0; i < part.length; i += 3) {
-      const s = part[i]
+    for (const s of seriesOfPart(part)) {
       const m = this.activeMin.get(s)
       if (m === undefined) this.tailMin.delete(s)
       else this.tailMin.set(s, m)
@@ -192,11 +198,7 @@ export class IngestTail {
 
   private writeStep(part: Float64Array, last: boolean): void {
     this.insertRows(part)
-    let prev = NaN
-    for (let i = 0; i < part.length; i += 3) {
-      const s = part[i]
-      if (s === prev) continue
-      prev = s
+    for (const s of seriesOfPart(part)) {
       const m = this.activeMin.get(s)
       if (m === undefined) this.unmark.run(s)
       else this.mark.run(s, m)

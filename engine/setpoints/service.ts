@@ -82,17 +82,21 @@ export class SetpointService {
     this.now = deps.now ?? Date.now
   }
 
-  private time(): string {
-    return new Date(this.now()).toISOString()
+  private time(at = this.now()): string {
+    return new Date(at).toISOString()
   }
 
   /** Starts an operation; it has left `initialized` (requested or failed) when this resolves. */
   async request(r: SetpointRequest): Promise<SetpointOperation> {
+    // One instant for the creation and its log entry: the deadline counts from it, so the
+    // time-out's entry is never less than the window after the first one (two clock reads
+    // could put the first entry a millisecond after the creation).
+    const createdAt = this.now()
     const op: NewSetpointOperation = {
       reference: randomUUID(), project_id: r.projectId, dataPointID: r.dataPointID, value: r.value, priority: r.priority,
       acked: r.acked, dryrun: r.dryrun, keep_out_of_service: r.keepOutOfService, requested_by: r.requestedBy,
-      created_at: this.now(), deadline: null, status: text(SETPOINT_LIFECYCLE.initial),
-      log: [{ msg: `Setpoint ${show(r.value)} at priority ${r.priority} requested by ${r.requestedBy}`, status: text(SETPOINT_LIFECYCLE.initial), time: this.time(), acked: r.acked, dryrun: r.dryrun }],
+      created_at: createdAt, deadline: null, status: text(SETPOINT_LIFECYCLE.initial),
+      log: [{ msg: `Setpoint ${show(r.value)} at priority ${r.priority} requested by ${r.requestedBy}`, status: text(SETPOINT_LIFECYCLE.initial), time: this.time(createdAt), acked: r.acked, dryrun: r.dryrun }],
     }
     await this.deps.setpoints.create(op)
     this.counters.requested++

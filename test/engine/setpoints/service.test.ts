@@ -11,7 +11,7 @@ import { waitFor } from '../../helpers/wait.ts'
 
 const NULLS = new Array(16).fill(null)
 
-async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number } = {}) {
+async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number; now?: () => number } = {}) {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
   const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'password-1' })
@@ -19,7 +19,7 @@ async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number } = {})
   const p2 = (await catalog.projects.create(company.id, { name: 'two' }, null)).project
   const sent: SetpointWrite[] = []
   const service = new SetpointService({
-    setpoints: catalog.setpoints, timeoutMs: opts.timeoutMs ?? 60_000,
+    setpoints: catalog.setpoints, timeoutMs: opts.timeoutMs ?? 60_000, now: opts.now,
     publish: async (_pid, m) => { if (opts.fail) throw new Error('broker closed'); sent.push(m); return 'CONTROLS/g/h' },
   })
   t.teardown(() => service.stopAll())
@@ -77,6 +77,18 @@ t.test('a publish failure fails the operation; unacknowledged operations have no
   const un = await ok.req(ok.p1, { acked: false })
   t.equal(un.status, 'requested')
   t.equal(un.deadline, null)
+})
+
+t.test('the deadline counts from the first log entry: a time-out is never logged before the window has passed', async (t) => {
+  // A clock that moves on at every read: the creation and its log entry are one instant.
+  let clock = Date.now()
+  const s = await setup(t, { timeoutMs: 50, now: () => clock++ })
+  const op = await s.req()
+  t.equal(Date.parse(op.log[0].time), op.created_at, 'the first entry is the creation time')
+  t.equal(op.deadline, op.created_at + 50)
+  await waitFor(async () => (await s.catalog.setpoints.find(op.reference))!.status === 'failed', { what: 'the time-out' })
+  const log = (await s.catalog.setpoints.find(op.reference))!.log
+  t.ok(Date.parse(log.at(-1)!.time) - Date.parse(log[0].time) >= 50, 'logged no earlier than the window after the first entry')
 })
 
 t.test('resume: requested operations keep their deadline, initialized ones end; stopProject ends pending ones', async (t) => {

@@ -2,35 +2,34 @@
 // every batch is published *after* the store made it durable, so whatever reacts to it
 // (virtual datapoints) only ever sees stored data. Subscribers ask for one series; the bus
 // walks each batch once and hands observations to the series' subscribers only.
-import { Observable, type Subscriber } from 'rxjs'
+import { Listeners, ListenableObservable } from './stream/channel.ts'
 import type { Observation, TimeseriesStore } from './store/port.ts'
 
 export interface SeriesObservation { time: number; value: number }
 
 export class ObservationBus {
-  // Subscribers themselves, not a Subject each: publish runs once per stored observation.
-  private readonly bySeries = new Map<number, Set<Subscriber<SeriesObservation>>>()
+  // Plain callbacks per series, not a Subject each: publish runs once per stored observation,
+  // and the pipelines listen without a Subscriber between (stream/channel.ts).
+  private readonly bySeries = new Map<number, Listeners<SeriesObservation>>()
 
   publish(batch: readonly Observation[]): void {
     if (this.bySeries.size === 0) return
     for (const o of batch) {
-      const subs = this.bySeries.get(o.series)
-      if (!subs) continue
-      const obs = { time: o.time, value: o.value } // shared by the subscribers: nobody changes an observation
-      for (const s of subs) s.next(obs)
+      const listeners = this.bySeries.get(o.series)
+      if (!listeners) continue
+      listeners.next({ time: o.time, value: o.value }) // shared by the listeners: nobody changes an observation
     }
   }
 
-  /** Observations of one series as they are stored, from now on. */
-  series(series: number): Observable<SeriesObservation> {
-    return new Observable<SeriesObservation>((subscriber) => {
-      let set = this.bySeries.get(series)
-      if (!set) this.bySeries.set(series, set = new Set())
-      set.add(subscriber)
-      return () => {
-        set!.delete(subscriber)
-        if (set!.size === 0 && this.bySeries.get(series) === set) this.bySeries.delete(series)
+  /** Observations of one series as they are stored, from now on (hot; listenable). */
+  series(series: number): ListenableObservable<SeriesObservation> {
+    return new ListenableObservable<SeriesObservation>((fn) => {
+      let listeners = this.bySeries.get(series)
+      if (!listeners) {
+        const created = new Listeners<SeriesObservation>(() => { if (this.bySeries.get(series) === created) this.bySeries.delete(series) })
+        this.bySeries.set(series, listeners = created)
       }
+      return listeners.add(fn)
     })
   }
 }

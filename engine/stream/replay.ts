@@ -25,7 +25,8 @@
 // beyond the windows sees them (a counter's total), so nothing is written or counted twice.
 // Beyond the catch-up horizon (MAX_CATCH_UP observations per input), the catch-up starts
 // later, `onHorizon` is called, and outputs up to that start count as stored (skipped).
-import { Observable, Subscription, type Subscriber } from 'rxjs'
+import { type Observable, Subscription } from 'rxjs'
+import { Fanout, isListenable } from './channel.ts'
 import type { Point } from '../store/port.ts'
 import { CATCH_UP_CHUNK, catchUpBound, catchUpPages, MAX_CATCH_UP } from './catch-up.ts'
 import { type ReadSeries, windowHistory } from './rebuild.ts'
@@ -56,7 +57,7 @@ export interface ReplayLimits {
 }
 
 export interface Replay {
-  /** The observations of an input: its rebuilt window, the catch-up, then live ones. */
+  /** The observations of an input: its rebuilt window, the catch-up, then live ones (hot; listenable, stream/channel.ts). */
   input(key: string): Observable<Obs>
   /** The last stored output (a counter continues from its value), or undefined. */
   readonly last: Point | undefined
@@ -74,23 +75,6 @@ export interface Replay {
 
 type Keyed = { key: string; obs: Obs }
 
-/**
- * A hot stream of one input: what a Subject does, without Subject.next's error context and
- * checks per observation (41% of the engine's CPU in the profile of bench/vdp-engine.ts).
- * Copy on (un)subscribe, so a subscriber leaving during next() skips no one.
- */
-export class Fanout<T> {
-  private subscribers: Subscriber<T>[] = []
-  readonly observable = new Observable<T>((s) => {
-    this.subscribers = [...this.subscribers, s]
-    return () => { this.subscribers = this.subscribers.filter((x) => x !== s) }
-  })
-
-  next(value: T): void {
-    const subs = this.subscribers
-    for (let i = 0; i < subs.length; i++) subs[i].next(value)
-  }
-}
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Opens the inputs of a pipeline whose outputs go to the series `output`. */
@@ -102,10 +86,12 @@ export async function openReplay(sources: ReplaySources, inputs: readonly Replay
   const live = new Subscription()
   for (const i of inputs) {
     const subject = subjects.get(i.key)!
-    live.add(sources.live(i.series).subscribe((obs) => {
+    const onLive = (obs: Obs) => {
       if (buffer) buffer.push({ key: i.key, obs })
       else subject.next(obs)
-    }))
+    }
+    const source = sources.live(i.series)
+    live.add(isListenable(source) ? source.listen(onLive) : source.subscribe(onLive))
   }
   let last: Point | undefined
   let after: number

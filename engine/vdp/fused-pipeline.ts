@@ -10,6 +10,7 @@
 // Live (runtime.ts) and replay (range-replay.ts) both run it through buildPipeline: one code
 // path. Pins with a time trigger need the scheduler and coalescing; they keep the operators.
 import { Observable } from 'rxjs'
+import { isListenable } from '../stream/channel.ts'
 import { aggregateWindow } from '../stream/aggregates.ts'
 import { windowKeeper } from '../stream/range-window.ts'
 import { type Calculator, gradient } from './calculators.ts'
@@ -77,27 +78,37 @@ export function fusedGradient(input: Observable<Obs>, factorization: number, sto
 
 /**
  * Subscribes the inputs and hands each observation to the step made for this subscription.
- * Completes when every input has completed (absent ones count as completed); a step that
+ * A listenable input (the live ones, stream/channel.ts) is listened to: its values reach the
+ * step without a Subscriber between, and it never completes. Completes when every other
+ * input has completed and none is listenable (absent ones count as completed); a step that
  * throws (a bug: calculators return null for bad data) fails the stream.
  */
 function fused(inputs: readonly (Observable<Obs> | undefined)[], make: (emit: (time: number, value: number) => void) => Step): Observable<Obs> {
   return new Observable<Obs>((subscriber) => {
     const step = make((time, value) => subscriber.next({ time, value }))
-    let open = inputs.filter((x) => x !== undefined).length
+    const fail = (err: unknown) => subscriber.error(err)
+    // Counted before subscribing: a cold input may complete within its own subscribe().
+    let open = inputs.filter((x) => x !== undefined && !isListenable(x)).length
+    const hot = inputs.some((x) => x !== undefined && isListenable(x))
     inputs.forEach((input, i) => {
       if (!input) return
+      const next = (o: Obs) => {
+        try {
+          step(i, o)
+        } catch (err) {
+          fail(err)
+        }
+      }
+      if (isListenable(input)) {
+        subscriber.add(input.listen(next, fail))
+        return
+      }
       subscriber.add(input.subscribe({
-        next: (o) => {
-          try {
-            step(i, o)
-          } catch (err) {
-            subscriber.error(err)
-          }
-        },
-        error: (err) => subscriber.error(err),
-        complete: () => { if (--open === 0) subscriber.complete() },
+        next,
+        error: fail,
+        complete: () => { if (--open === 0 && !hot) subscriber.complete() },
       }))
     })
-    if (open === 0) subscriber.complete()
+    if (open === 0 && !hot) subscriber.complete()
   })
 }

@@ -27,7 +27,8 @@
 import type { Point, TimeseriesStore } from '../store/port.ts'
 import { catchUpPages } from '../stream/catch-up.ts'
 import { windowHistory } from '../stream/rebuild.ts'
-import { Fanout, type ReplayInput } from '../stream/replay.ts'
+import { Fanout } from '../stream/channel.ts'
+import type { ReplayInput } from '../stream/replay.ts'
 import { buildPipeline } from './pipeline.ts'
 import type { Obs, VdpConfig } from './types.ts'
 

@@ -16,13 +16,14 @@
 // `latenessUs` behind it schedules such a replay from its time on, RECOMPUTE_DELAY_MS later,
 // one per virtual datapoint for all late observations seen meanwhile. Older ones are left to
 // the live pipeline alone (which drops what its windows no longer hold).
-import { type Observable, type SchedulerLike, type Subscription, tap } from 'rxjs'
+import type { Observable, SchedulerLike, Subscription } from 'rxjs'
 import type { Catalog } from '../../catalog/index.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
 import type { Ingest } from '../ingest-port.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
 import { openReplay, type ReplayLimits } from '../stream/replay.ts'
+import { tapValues } from '../stream/channel.ts'
 import { parseVdpConfig } from './config.ts'
 import { VDP_LIFECYCLE } from './lifecycle.ts'
 import { buildPipeline, inputRange } from './pipeline.ts'
@@ -296,10 +297,10 @@ function pinInputs(v: VdpRecord): ReadonlySet<string> {
 function watchLateness(input: (key: string) => Observable<Obs>, horizon: number, late: (time: number) => void): (key: string) => Observable<Obs> {
   return (key) => {
     let newest = -Infinity
-    return input(key).pipe(tap((o) => {
+    return tapValues(input(key), (o) => {
       if (o.time > newest) newest = o.time
       else if (newest - o.time <= horizon) late(o.time)
-    }))
+    })
   }
 }
 

@@ -58,10 +58,17 @@ t.test('embedded: the answer to ingest does not wait for the pipelines; batches 
 t.test('scaled: the store group writes the store, then feeds the bus; a failed write is retried', async (t) => {
   const raw = await openSqliteStore({ dir: t.testdir() })
   let failNext = 1
-  const store: TimeseriesStore = Object.assign(Object.create(raw) as TimeseriesStore, {
-    append: async (batch: Parameters<TimeseriesStore['append']>[0]) => {
-      if (failNext > 0) { failNext--; throw new Error('store down') }
-      await raw.append(batch)
+  const append = async (batch: Parameters<TimeseriesStore['append']>[0]) => {
+    if (failNext > 0) { failNext--; throw new Error('store down') }
+    await raw.append(batch)
+  }
+  // Everything else is raw's own, called on raw: a store whose close() ran on another
+  // object would not know it is closed (its writer unref'd too early, the test unfinished).
+  const store = new Proxy(raw, {
+    get: (target, key) => {
+      if (key === 'append') return append
+      const value = Reflect.get(target, key) as unknown
+      return typeof value === 'function' ? value.bind(target) : value
     },
   })
   const errors: string[] = []

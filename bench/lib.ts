@@ -1,7 +1,7 @@
 // Shared helpers of the benchmarks: start a platform child process, medians, NDJSON output.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -66,6 +66,21 @@ export async function peakRssMb(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises')
   const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))
   return m ? Math.round(Number(m[1]) / 1024) : NaN
+}
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in ms, from
+ * /proc/<pid>/stat (clock ticks of 10 ms); NaN where there is no /proc.
+ */
+export function processCpuMs(pid: number): number {
+  try {
+    // Fields after the command name, which is in parentheses and may contain blanks.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12])) * 10 // utime, stime (fields 14 and 15)
+  } catch {
+    return NaN
+  }
 }
 
 /** POST as the bench admin; returns the parsed answer or throws. */

@@ -18,7 +18,9 @@
 // acknowledgement counts as 0 ms.
 //
 // Phase "max": slices as fast as the platform takes them (BENCH_CONCURRENCY in flight);
-// evaluations/s = evaluations / (first send → every output of the last round readable).
+// evaluations/s = evaluations / (first send → every output of the last round readable), and
+// the server's CPU time (all its threads, /proc) per evaluation over the same span: on a
+// shared machine the rate moves with its neighbours, the CPU per evaluation much less.
 // Phase "rate": slices at a fixed offered rate (BENCH_RATE evaluations/s, default 100,000)
 // for BENCH_RATE_SECONDS; p50/p99 of the probes.
 // Each run: a fresh server and data directory; both transports, both phases.
@@ -31,7 +33,7 @@ import Database from 'better-sqlite3'
 import mqtt, { type MqttClient } from 'mqtt'
 import { join } from 'node:path'
 import { Pool } from 'undici'
-import { api, basicHeader, createProject, emit, median, peakRssMb, progress, startServer, type Server } from './lib.ts'
+import { api, basicHeader, createProject, emit, median, peakRssMb, processCpuMs, progress, startServer, type Server } from './lib.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
 const VDPS = Number(process.env.BENCH_VDPS ?? 1000)
@@ -266,10 +268,10 @@ async function setup(server: Server): Promise<{ pid: number; handle: string }> {
   return { pid, handle }
 }
 
-const results: Record<string, { evaluations_per_s: number[]; p50: number[]; p99: number[] }> = {}
-const record = (key: string, eps: number, p50: number, p99: number) => {
-  const r = results[key] ??= { evaluations_per_s: [], p50: [], p99: [] }
-  r.evaluations_per_s.push(eps); r.p50.push(p50); r.p99.push(p99)
+const results: Record<string, { evaluations_per_s: number[]; p50: number[]; p99: number[]; cpu: number[] }> = {}
+const record = (key: string, eps: number, p50: number, p99: number, cpuUs = NaN) => {
+  const r = results[key] ??= { evaluations_per_s: [], p50: [], p99: [], cpu: [] }
+  r.evaluations_per_s.push(eps); r.p50.push(p50); r.p99.push(p99); r.cpu.push(cpuUs)
 }
 
 for (let run = 1; run <= RUNS; run++) {
@@ -297,17 +299,23 @@ for (let run = 1; run <= RUNS; run++) {
       const from = timeMs(round, 0) * 1000
       const to = timeMs(round + ROUNDS - 1, PINS - 1) * 1000
       const started = performance.now()
+      const cpu0 = { server: processCpuMs(server.child.pid!), bench: process.cpuUsage() }
       const probes = await sendMax(sender, watch, slices)
       const acked = performance.now()
       const n = await waitOutputs(watch, timeMs(round + ROUNDS - 1, PINS - 1) * 1000, to, VDPS)
       const done = performance.now()
+      const serverCpuMs = processCpuMs(server.child.pid!) - cpu0.server
+      const benchCpu = process.cpuUsage(cpu0.bench)
       const evaluations = await waitOutputs(watch, from, to, ROUNDS * PINS * VDPS, 10_000)
       if (n < VDPS) throw new Error(`only ${n} of ${VDPS} outputs of the last round`)
       const eps = evaluations / ((done - started) / 1000)
       const lat = await latencies(probes)
-      record(`${transport}/max`, eps, lat.p50, lat.p99)
+      // CPU per evaluation: less sensitive than the rate to what else the machine does.
+      const serverCpuUs = (serverCpuMs * 1000) / evaluations
+      record(`${transport}/max`, eps, lat.p50, lat.p99, serverCpuUs)
       emit({ bench: 'vdp', run, transport, phase: 'max', evaluations, expected: ROUNDS * PINS * VDPS, inputs_acked_s: +((acked - started) / 1000).toFixed(3),
-        seconds: +((done - started) / 1000).toFixed(3), evaluations_per_s: Math.round(eps), latency_ms: lat })
+        seconds: +((done - started) / 1000).toFixed(3), evaluations_per_s: Math.round(eps), latency_ms: lat,
+        server_cpu_us_per_evaluation: +serverCpuUs.toFixed(2), bench_cpu_us_per_evaluation: +(((benchCpu.user + benchCpu.system)) / evaluations).toFixed(2) })
       round += ROUNDS
       // Phase rate.
       const interval = 1000 / (RATE / (SLICE_VDPS * PINS))
@@ -335,5 +343,6 @@ for (let run = 1; run <= RUNS; run++) {
 for (const [key, r] of Object.entries(results)) {
   const [transport, phase] = key.split('/')
   emit({ bench: 'vdp', summary: true, transport, phase, runs: RUNS, vdps: VDPS, inputs: VDPS * PINS, ...(phase === 'rate' ? { offered_per_s: RATE } : {}),
-    evaluations_per_s_median: Math.round(median(r.evaluations_per_s)), p50_ms_median: median(r.p50), p99_ms_median: median(r.p99) })
+    evaluations_per_s_median: Math.round(median(r.evaluations_per_s)), p50_ms_median: median(r.p50), p99_ms_median: median(r.p99),
+    ...(phase === 'max' ? { server_cpu_us_per_evaluation_median: +median(r.cpu).toFixed(2) } : {}) })
 }

@@ -10,7 +10,7 @@
 //   MQTT message drops the refused lines and counts them (`resolve` reports them);
 // - memory: MQTT keeps a bounded map of known series ids, so a steady stream does not ask
 //   the catalog per line; a request looks up each identifier once.
-// Creation runs in steps of STEP new datapoints with the event loop free in between (issue 9,
+// Creation runs in steps of CREATE_STEP new datapoints with the event loop free in between (issue 9,
 // item 8: a body or a CSV batch may name 100,000 identifiers), after a quota check up front.
 // Metadata messages create entities through the catalog's entity-tags repository instead:
 // a META message over the quota is dropped whole, never split (mqtt/meta-handler.ts).
@@ -18,8 +18,15 @@ import type { Catalog } from '../catalog/index.ts'
 import type { Datapoint } from '../catalog/types.ts'
 import { LintelError } from '../core/errors.ts'
 
-/** Identifiers looked up, or datapoints created, between two turns of the event loop (creating 1,000 took 16-27 ms on the shared machine: too long for one turn). */
+/** Identifiers looked up between two turns of the event loop. */
 export const STEP = 250
+/**
+ * Datapoints created between two turns of the event loop: creating 1,000 took 16-27 ms on the
+ * shared machine on one day, and 250 took up to 59 ms on a slow day (2026-11-26: each one is
+ * a lookup, a hash id and inserts into indexes of a 200,000-datapoint project), which failed
+ * the 50 ms of test/api/bounded-requests.test.ts.
+ */
+export const CREATE_STEP = 50
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Whether the caller may write the datapoint (tags as stored; a new one has none). */
@@ -109,18 +116,18 @@ export class DatapointResolver {
   }
 
   /**
-   * HTTP and CSV: creates the new identifiers in steps of STEP (the quota checked up front
+   * HTTP and CSV: creates the new identifiers in steps of CREATE_STEP (the quota checked up front
    * when there is more than one step) and returns their series ids. All or nothing: if a step
    * fails, the datapoints of the earlier steps are removed again and the error is thrown.
    */
   async create(projectId: number, fresh: readonly string[]): Promise<Map<string, number>> {
     const ids = new Map<string, number>()
     if (fresh.length === 0) return ids
-    if (fresh.length > STEP) await this.catalog.datapoints.assertRoom(projectId, fresh.length) // fail before the first step
+    if (fresh.length > CREATE_STEP) await this.catalog.datapoints.assertRoom(projectId, fresh.length) // fail before the first step
     try {
-      for (let i = 0; i < fresh.length; i += STEP) {
+      for (let i = 0; i < fresh.length; i += CREATE_STEP) {
         if (i > 0) await yieldToLoop()
-        for (const [id, series] of await this.catalog.datapoints.ensure(projectId, fresh.slice(i, i + STEP))) ids.set(id, series)
+        for (const [id, series] of await this.catalog.datapoints.ensure(projectId, fresh.slice(i, i + CREATE_STEP))) ids.set(id, series)
       }
     } catch (err) {
       await this.catalog.datapoints.remove([...ids.values()])

@@ -60,7 +60,7 @@ export class ImportWriter {
       else if (this.series.get(r.id) === undefined) fresh.add(r.id)
     }
     if (fresh.size > 0) {
-      // In steps of STEP new datapoints with the event loop free in between (a batch of 50,000
+      // In steps of CREATE_STEP new datapoints with the event loop free in between (a batch of 50,000
       // rows may name 50,000 new identifiers; creating them at once holds the loop ~0.5 s).
       for (const [id, series] of await this.resolver.create(this.projectId, [...fresh])) this.series.set(id, series)
     }

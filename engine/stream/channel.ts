@@ -27,32 +27,31 @@ export function isListenable<T>(o: Observable<T>): o is ListenableObservable<T> 
 }
 
 /**
- * Callbacks called in turn, copied on (un)listen so one leaving during next() skips no one.
- * `onEmpty` is told when the last listener left.
+ * Callbacks called in turn, copied on (un)listen so one leaving during next() skips no one;
+ * one that left is not called again, not even for the value being delivered (as a closed
+ * Subscriber). `onEmpty` is told when the last listener left.
  */
 export class Listeners<T> {
-  private fns: ((value: T) => void)[] = []
+  private entries: { fn: (value: T) => void; live: boolean }[] = []
 
   constructor (private readonly onEmpty?: () => void) {}
 
-  get size(): number { return this.fns.length }
+  get size(): number { return this.entries.length }
 
   add(fn: (value: T) => void): () => void {
-    this.fns = [...this.fns, fn]
-    let gone = false
+    const entry = { fn, live: true }
+    this.entries = [...this.entries, entry]
     return () => {
-      if (gone) return
-      gone = true
-      // One occurrence: the same fn added twice stays once.
-      const i = this.fns.indexOf(fn)
-      this.fns = [...this.fns.slice(0, i), ...this.fns.slice(i + 1)]
-      if (this.fns.length === 0) this.onEmpty?.()
+      if (!entry.live) return
+      entry.live = false
+      this.entries = this.entries.filter((e) => e !== entry)
+      if (this.entries.length === 0) this.onEmpty?.()
     }
   }
 
   next(value: T): void {
-    const fns = this.fns
-    for (let i = 0; i < fns.length; i++) fns[i](value)
+    const entries = this.entries
+    for (let i = 0; i < entries.length; i++) if (entries[i].live) entries[i].fn(value)
   }
 }
 

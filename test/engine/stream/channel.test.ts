@@ -39,6 +39,17 @@ t.test('Listeners: one leaving during delivery skips no one; the same function a
   t.equal(ls.size, 1)
 })
 
+t.test('Listeners: one removed by an earlier one during a delivery does not get that value', async (t) => {
+  const ls = new Listeners<number>()
+  const seen: string[] = []
+  let stopB = () => {}
+  ls.add((v) => { seen.push(`a${v}`); stopB() })
+  stopB = ls.add((v) => seen.push(`b${v}`))
+  ls.next(1)
+  ls.next(2)
+  t.same(seen, ['a1', 'a2'], 'b left before its turn: as a closed Subscriber, it gets nothing more')
+})
+
 t.test('Listeners: told when the last listener left', async (t) => {
   let emptied = 0
   const ls = new Listeners<number>(() => { emptied++ })

@@ -11,7 +11,13 @@ import { Permissions } from './permissions.ts'
 import { deniedText, endpoint } from './registry.ts'
 
 declare module 'fastify' {
-  interface FastifyContextConfig { endpoint?: number; operation?: Operation; public?: boolean }
+  interface FastifyContextConfig {
+    endpoint?: number
+    operation?: Operation
+    public?: boolean
+    /** The body is JSON ingest observations: checked while parsed where it has their usual shape (api/app.ts). */
+    observationsBody?: boolean
+  }
   interface FastifyRequest {
     caller: Caller
     permissions: Permissions

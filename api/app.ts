@@ -7,6 +7,8 @@ import sjson from 'secure-json-parse'
 import type { Logger } from 'pino'
 import type { Catalog } from '../catalog/index.ts'
 import { InvalidInputError } from '../core/errors.ts'
+import { CheckedObservations } from '../ingest/json-observations.ts'
+import { observationsFromJsonText } from '../ingest/json-text.ts'
 import type { Ingest } from '../engine/ingest-port.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import type { RouteContext } from './route-context.ts'
@@ -100,8 +102,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (httpPart === 'body' ? strict : coercing).compile(schema) as never)
 
   app.removeContentTypeParser('text/plain') // JSON only: anything else answers 415
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '') return done(null, {})
+    // The JSON ingest's usual shape is read straight from the text (ingest/json-text.ts);
+    // anything else is parsed here as every other body, and validated by the route.
+    if (req.routeOptions.config.observationsBody) {
+      const rows = observationsFromJsonText(body as string)
+      if (rows) return done(null, new CheckedObservations(rows))
+    }
     try {
       done(null, sjson.parse(body as string, { protoAction: 'error', constructorAction: 'error' }))
     } catch (err) {

@@ -9,6 +9,11 @@ export interface IdentifiedObservation { id: string; time: number; value: number
 
 export const MAX_IDENTIFIER_LENGTH = 1000
 
+/** A body already read and checked while it was parsed (json-text.ts): its rows, in body order. */
+export class CheckedObservations {
+  constructor (readonly rows: IdentifiedObservation[]) {}
+}
+
 /**
  * Every observation of the body, checked; the event loop is free every STEP observations
  * (issue 9, item 8: a body of 64 MB holds about a million observations, ~2 µs each), before

@@ -11,7 +11,7 @@ import { autoInterval, autoSamplingApplies, parseCalendarRate, parseSamplerate, 
 import { AGGREGATES, type Aggregate, type Interval, type MeanPoint, type Point, type TimeseriesStore } from '../../engine/store/port.ts'
 import { converterFor } from '../../engine/units.ts'
 import type { RateLookup } from '../../engine/currency.ts'
-import { validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
+import { CheckedObservations, validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
 import { ObservationWriter } from '../../ingest/observation-writer.ts'
 import { formatTimestamp, parseTimestamp } from '../../core/timestamp.ts'
 import type { RouteContext } from '../route-context.ts'
@@ -119,7 +119,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
 
   app.route({
     ...at(50),
-    config: { endpoint: 50, operation: '' },
+    config: { endpoint: 50, operation: '', observationsBody: true },
     bodyLimit: ctx.ingestBodyLimit,
     schema: {
       params: ProjectParams,
@@ -131,7 +131,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     // Skip the generic validator: a 300k-observation body is validated once, below.
     validatorCompiler: () => () => true,
     handler: async (req, reply) => {
-      const rows = await validateJsonObservationsInSteps(req.body)
+      const rows = req.body instanceof CheckedObservations ? req.body.rows : await validateJsonObservationsInSteps(req.body)
       const filter = req.permissions.datapointFilter(50, req.project.id)
       await writer.write(req.project.id, rows, (dp) => canAccessDatapoint(filter, dp, 'write'))
       return done(reply, {})

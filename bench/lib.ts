@@ -17,7 +17,7 @@ export interface Server { url: string; child: ChildProcess; dataDir: string; mqt
 export async function startServer(env: Record<string, string> = {}, preload: string[] = []): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-'))
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', ...preload.flatMap((p) => ['--import', p]), 'api/main.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, ...startOptions(), ...preload.flatMap((p) => ['--import', p]), 'api/main.ts'], {
     env: {
       ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
       LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,
@@ -41,6 +41,14 @@ export async function startServer(env: Record<string, string> = {}, preload: str
     caFile: /CA file (\S+)\)/.exec(out)![1],
     stop: async () => { child.kill('SIGTERM'); await once(child, 'exit'); rmSync(dataDir, { recursive: true, force: true }) },
   }
+}
+
+/** The Node options of `npm start` (package.json: heap settings, the TypeScript loader), so a benchmark runs the server as users do. */
+export function startOptions(): string[] {
+  const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
+  const m = /^exec node (.*) api\/main\.ts$/.exec(start)
+  if (!m) throw new Error(`bench/lib.ts cannot read the Node options of npm start: '${start}'`)
+  return m[1].split(' ').filter((a) => a !== '')
 }
 
 export function median(xs: number[]): number {

@@ -1,12 +1,21 @@
 // The bounded ingest queue between the MQTT broker and the store (DESIGN.md "Data flow").
-// Messages of all clients are grouped into one store append while the previous one runs
-// (group commit), and each enqueue() resolves only when its observations are durable, so a
-// QoS 1 PUBACK is never sent for data that could still be lost. When `maxPending`
-// observations wait, enqueue() waits for room: the publisher's socket is not read meanwhile
+// Messages of all clients are grouped into one store append while earlier ones run (group
+// commit), and each enqueue() resolves only when its observations are durable, so a QoS 1
+// PUBACK is never sent for data that could still be lost. When `maxPending` observations
+// wait, enqueue() waits for room: the publisher's socket is not read meanwhile
 // (back-pressure), rather than anything being dropped.
 import type { Observation, TimeseriesStore } from '../store/port.ts'
 
 interface Pending { obs: readonly Observation[]; resolve: () => void; reject: (e: Error) => void }
+
+/**
+ * Appends under way at once. With two, the store has the next group while the answer to the
+ * previous one travels back and its senders are answered, instead of waiting for this event
+ * loop between commits (bench:vdp over HTTP, 600 rounds, five alternating pairs: median 188k
+ * against 182k evaluations/s). Groups are settled in the order they were sent, so answers
+ * keep the store's order.
+ */
+const IN_FLIGHT = 2
 
 export interface IngestQueueMetrics {
   pending: number
@@ -21,7 +30,9 @@ export interface IngestQueueMetrics {
 export class IngestQueue {
   private readonly queue: Pending[] = []
   private pendingCount = 0
-  private flushing = false
+  private inFlight = 0
+  /** Settles the groups in the order they were sent. */
+  private settled: Promise<void> = Promise.resolve()
   private waiters: (() => void)[] = []
   private readonly m: IngestQueueMetrics = { pending: 0, enqueued: 0, stored: 0, batches: 0, failed: 0, backpressure_waits: 0 }
 
@@ -39,7 +50,7 @@ export class IngestQueue {
     this.pendingCount += obs.length
     this.m.enqueued += obs.length
     const done = new Promise<void>((resolve, reject) => this.queue.push({ obs, resolve, reject }))
-    if (!this.flushing) void this.flush()
+    this.send()
     return done
   }
 
@@ -47,9 +58,9 @@ export class IngestQueue {
     return { ...this.m, pending: this.pendingCount }
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true
-    while (this.queue.length > 0) {
+  /** Sends groups while fewer than IN_FLIGHT appends are under way. */
+  private send(): void {
+    while (this.inFlight < IN_FLIGHT && this.queue.length > 0) {
       // One splice per group, not shift() per message: with many 1-line messages waiting,
       // a shift() each would copy the whole queue each time.
       let take = 0
@@ -60,20 +71,30 @@ export class IngestQueue {
       }
       const group = this.queue.splice(0, take)
       const batch = group.length === 1 ? group[0].obs : group.flatMap((p) => p.obs)
+      this.inFlight++
+      let written: Promise<{ err: unknown } | undefined>
       try {
-        await this.store.append(batch)
-        this.m.stored += size
-        this.m.batches++
-        for (const p of group) p.resolve()
-      } catch (err) {
-        this.m.failed += size
-        for (const p of group) p.reject(err as Error)
+        written = this.store.append(batch).then(() => undefined, (err: unknown) => ({ err }))
+      } catch (err) { // a store that throws instead of rejecting must not leave its group waiting
+        written = Promise.resolve({ err })
       }
-      this.pendingCount -= size
-      const ws = this.waiters
-      this.waiters = []
-      for (const w of ws) w()
+      this.settled = this.settled.then(async () => {
+        const failure = await written
+        if (failure === undefined) {
+          this.m.stored += size
+          this.m.batches++
+          for (const p of group) p.resolve()
+        } else {
+          this.m.failed += size
+          for (const p of group) p.reject(failure.err as Error)
+        }
+        this.inFlight--
+        this.pendingCount -= size
+        const ws = this.waiters
+        this.waiters = []
+        for (const w of ws) w()
+        this.send()
+      })
     }
-    this.flushing = false
   }
 }

@@ -38,3 +38,40 @@ t.test('a failed store write rejects the enqueues of its group and nothing waits
   t.same(results.map((r) => r.status), ['rejected', 'rejected'])
   t.match(queue.metrics(), { failed: 2, stored: 0, pending: 0 })
 })
+
+t.test('two appends under way at most; groups settle in the order sent even when the store answers out of order', async (t) => {
+  const calls: { batch: number[]; done: (err?: Error) => void }[] = []
+  const store = {
+    append: (batch: readonly { value: number }[]) => new Promise<void>((resolve, reject) => {
+      calls.push({ batch: batch.map((o) => o.value), done: (err) => (err ? reject(err) : resolve()) })
+    }),
+  }
+  const queue = new IngestQueue(store, { maxBatch: 1 })
+  const settled: string[] = []
+  const enqueue = (v: number) => queue.enqueue([{ series: 1, time: v, value: v }]).then(() => settled.push(`${v} stored`), (err: Error) => settled.push(`${v} ${err.message}`))
+  const all = [1, 2, 3, 4].map(enqueue)
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(calls.map((c) => c.batch), [[1], [2]], 'two sent, the others wait')
+  calls[1].done()
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(settled, [], 'the second answered first: not settled before the first')
+  t.equal(calls.length, 2, 'nothing more sent while both are under way')
+  calls[0].done(new Error('disk full'))
+  await new Promise((resolve) => setImmediate(resolve))
+  t.same(settled, ['1 disk full', '2 stored'], 'settled in the order sent, each with its own outcome')
+  t.same(calls.map((c) => c.batch), [[1], [2], [3], [4]], 'room for two more')
+  calls[3].done()
+  calls[2].done()
+  await Promise.all(all)
+  t.same(settled, ['1 disk full', '2 stored', '3 stored', '4 stored'])
+  t.match(queue.metrics(), { stored: 3, failed: 1, pending: 0, batches: 3 })
+})
+
+t.test('a store that throws instead of rejecting fails its group; later groups still go', async (t) => {
+  let n = 0
+  const store = { append: (): Promise<void> => { if (n++ === 0) throw new Error('thrown'); return Promise.resolve() } }
+  const queue = new IngestQueue(store)
+  const results = await Promise.allSettled([queue.enqueue([{ series: 1, time: 1, value: 1 }]), queue.enqueue([{ series: 1, time: 2, value: 2 }])])
+  t.same(results.map((r) => r.status), ['rejected', 'fulfilled'])
+  t.match(queue.metrics(), { failed: 1, stored: 1, pending: 0 })
+})

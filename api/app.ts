@@ -1,6 +1,6 @@
 // build(deps) returns the Fastify app, not listening (STYLE.md: only the start file listens).
 import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import swagger from '@fastify/swagger'
 import { Ajv } from 'ajv'
 import sjson from 'secure-json-parse'
@@ -102,18 +102,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (httpPart === 'body' ? strict : coercing).compile(schema) as never)
 
   app.removeContentTypeParser('text/plain') // JSON only: anything else answers 415
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '') return done(null, {})
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (req: FastifyRequest, body: string | Buffer) => {
+    const text = body as string
+    if (text === '') return {}
     // The JSON ingest's usual shape is read straight from the text (ingest/json-text.ts);
     // anything else is parsed here as every other body, and validated by the route.
     if (req.routeOptions.config.observationsBody) {
-      const rows = observationsFromJsonText(body as string)
-      if (rows) return done(null, new CheckedObservations(rows))
+      const rows = await observationsFromJsonText(text)
+      if (rows) return new CheckedObservations(rows)
     }
     try {
-      done(null, sjson.parse(body as string, { protoAction: 'error', constructorAction: 'error' }))
+      return sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }) as unknown
     } catch (err) {
-      done(new InvalidInputError(`Malformed JSON body: ${(err as Error).message}`), undefined)
+      throw new InvalidInputError(`Malformed JSON body: ${(err as Error).message}`)
     }
   })
   // A PUT with no body at all means "change nothing" (spec: an empty body is accepted).

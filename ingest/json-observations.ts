@@ -15,16 +15,16 @@ export class CheckedObservations {
 }
 
 /**
- * Every observation of the body, checked; the event loop is free every STEP observations
- * (issue 9, item 8: a body of 64 MB holds about a million observations, ~2 µs each), before
- * the next identifier's, so a body of up to STEP observations never waits for a turn.
+ * Every observation of the body, checked; the event loop is free every OBSERVATIONS_PER_TURN
+ * observations (issue 9, item 8: a body of 64 MB holds about a million observations, ~2 µs
+ * each), before the next identifier's, so a body of up to that many never waits for a turn.
  */
 export async function validateJsonObservationsInSteps(body: unknown): Promise<IdentifiedObservation[]> {
   const out: IdentifiedObservation[] = []
-  let next = STEP
+  let next = OBSERVATIONS_PER_TURN
   for (const [id, list] of entries(body)) {
     if (out.length >= next) {
-      next = out.length + STEP
+      next = out.length + OBSERVATIONS_PER_TURN
       await new Promise<void>((resolve) => setImmediate(resolve))
     }
     validateEntry(id, list, out)
@@ -37,7 +37,7 @@ export async function validateJsonObservationsInSteps(body: unknown): Promise<Id
  * machine while its code was not yet optimised (the first ingest after a start), enough with
  * the parse of the body to pass the 50 ms of test/api/bounded-requests.test.ts.
  */
-const STEP = 1000
+export const OBSERVATIONS_PER_TURN = 1000
 
 function entries(body: unknown): [string, unknown][] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {

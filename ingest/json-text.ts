@@ -14,7 +14,7 @@
 // (test/ingest/json-text.test.ts compares the two on generated bodies).
 import { identifierProblem } from '../core/identifier.ts'
 import { parseTimestampRange } from '../core/timestamp.ts'
-import { type IdentifiedObservation, MAX_IDENTIFIER_LENGTH } from './json-observations.ts'
+import { type IdentifiedObservation, MAX_IDENTIFIER_LENGTH, OBSERVATIONS_PER_TURN } from './json-observations.ts'
 
 const QUOTE = 34
 const BACKSLASH = 92
@@ -161,8 +161,12 @@ function observation(c: Cursor, id: string, out: IdentifiedObservation[]): boole
   return true
 }
 
-/** The observations of `text`, checked as validateJsonObservationsInSteps checks them, or undefined (see above). */
-export function observationsFromJsonText(text: string): IdentifiedObservation[] | undefined {
+/**
+ * The observations of `text`, checked as validateJsonObservationsInSteps checks them, or
+ * undefined (see above). Like it, it lets the event loop turn every OBSERVATIONS_PER_TURN
+ * observations, before the next identifier's.
+ */
+export async function observationsFromJsonText(text: string): Promise<IdentifiedObservation[] | undefined> {
   const c = new Cursor(text)
   const out: IdentifiedObservation[] = []
   const seen = new Set<string>()
@@ -171,7 +175,12 @@ export function observationsFromJsonText(text: string): IdentifiedObservation[] 
     c.i++
     return c.atEnd() ? out : undefined
   }
+  let next = OBSERVATIONS_PER_TURN
   for (;;) {
+    if (out.length >= next) {
+      next = out.length + OBSERVATIONS_PER_TURN
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
     if (!c.string()) return undefined
     const id = text.slice(c.from, c.to)
     if (id.length === 0 || id.length > MAX_IDENTIFIER_LENGTH || specialKey(id) || identifierProblem(id) !== undefined) return undefined

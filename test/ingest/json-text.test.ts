@@ -3,7 +3,7 @@
 // rows in the same order, or nothing (the caller then takes that way and its error texts).
 import t from 'tap'
 import sjson from 'secure-json-parse'
-import { type IdentifiedObservation, validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
+import { type IdentifiedObservation, OBSERVATIONS_PER_TURN, validateJsonObservationsInSteps } from '../../ingest/json-observations.ts'
 import { observationsFromJsonText } from '../../ingest/json-text.ts'
 
 /** What the route gets without the reader: the app's JSON parse, then validation. */
@@ -27,7 +27,7 @@ t.test('the usual shape is read, in body order, with every time form and number 
     "Raum ü/1" : [ {"value": -0, "time": " 2024-01-01T01:00:00+01:00 "} , {"time":"2024-01-01","value":1e3} ],
     "empty":[],
     "007x":[{"time":"2024-01-01 00:00:01.5","value":-1.25E-2}]}`
-  const rows = observationsFromJsonText(text)
+  const rows = await observationsFromJsonText(text)
   t.ok(rows, 'read')
   t.same(rows!.map((r) => [r.id, r.time, r.value]), [
     ['in/0/0', us('2024-01-01T00:00:00Z'), 12.5],
@@ -36,8 +36,8 @@ t.test('the usual shape is read, in body order, with every time form and number 
     ['007x', us('2024-01-01T00:00:01.5Z'), -0.0125],
   ])
   t.ok(Object.is(rows![1].value, -0), '-0 stays -0, as JSON.parse gives it')
-  t.same(observationsFromJsonText('{}'), [])
-  t.same(observationsFromJsonText(' \r\n{ }\t'), [])
+  t.same(await observationsFromJsonText('{}'), [])
+  t.same(await observationsFromJsonText(' \r\n{ }\t'), [])
 })
 
 t.test('anything else is left to parsing and validation', async t => {
@@ -71,7 +71,7 @@ t.test('anything else is left to parsing and validation', async t => {
     'a cut body': `{"a":${ok}`,
     'an empty body': '',
   }
-  for (const [what, text] of Object.entries(cases)) t.equal(observationsFromJsonText(text), undefined, what)
+  for (const [what, text] of Object.entries(cases)) t.equal(await observationsFromJsonText(text), undefined, what)
 })
 
 /** Seeded generator of bodies near the usual shape: most are read, many are not. */
@@ -114,7 +114,7 @@ t.test('generated bodies: read only where parsing and validation give the same r
   let total = 0
   for (let i = 0; i < 20_000; i++) {
     const text = body()
-    const fast = observationsFromJsonText(text)
+    const fast = await observationsFromJsonText(text)
     const slow = await parsedAndValidated(text)
     total++
     if (fast === undefined) {
@@ -134,4 +134,20 @@ t.test('generated bodies: read only where parsing and validation give the same r
   t.pass(`${read} of ${total} read with the same rows as parsing and validation; ${refusedByBoth} refused by both ways`)
   t.ok(read > total / 10, `a good share takes the reader (${read})`)
   t.ok(refusedByBoth > total / 10, `a good share is refused (${refusedByBoth})`)
+})
+
+t.test('a large body lets the event loop turn every OBSERVATIONS_PER_TURN observations; a small one never waits', async (t) => {
+  const body = (n: number) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`dp/${i}`, [{ time: '2024-01-01T00:00:00Z', value: i }]])))
+  let turns = 0
+  let counting = true
+  const count = () => { if (!counting) return; turns++; setImmediate(count) }
+  setImmediate(count)
+  const small = await observationsFromJsonText(body(OBSERVATIONS_PER_TURN))
+  const before = turns
+  t.equal(small?.length, OBSERVATIONS_PER_TURN)
+  t.equal(before, 0, 'read without a turn of the loop')
+  const large = await observationsFromJsonText(body(3 * OBSERVATIONS_PER_TURN + 1))
+  t.equal(large?.length, 3 * OBSERVATIONS_PER_TURN + 1)
+  t.ok(turns - before >= 3, `the loop turned while reading (${turns - before} turns)`)
+  counting = false
 })

@@ -7,6 +7,7 @@
 // page and the total come from walking the project's datapoints in id order, SCAN_CHUNK at a
 // time, yielding to the event loop between chunks: MQTT and other requests keep being served
 // while a project of 200,000 datapoints is filtered.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Catalog } from '../catalog/index.ts'
 import type { Datapoint } from '../catalog/types.ts'
 
@@ -17,8 +18,6 @@ const SCAN_CHUNK = 1000
 const PAGE_CHUNK = 500
 
 export interface PageMeta { current_page: number; items_per_page: number; total_items: number; total_pages: number }
-
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export async function datapointPage(
   catalog: Catalog, projectId: number, page: number, perPage: number,

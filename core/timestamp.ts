@@ -137,7 +137,11 @@ function isBlank(c: number): boolean {
 
 /** Microseconds since the epoch (UTC) of an RFC 3339-like timestamp, or undefined. */
 export function parseTimestamp(s: string): number | undefined {
-  let a = 0, b = s.length
+  return parseTimestampIn(s, 0, s.length)
+}
+
+/** parseTimestamp of s[a, b), surrounding blanks ignored: for a timestamp inside a larger text, without slicing it out. */
+export function parseTimestampIn(s: string, a: number, b: number): number | undefined {
   while (a < b && isBlank(s.charCodeAt(a))) a++
   while (b > a && isBlank(s.charCodeAt(b - 1))) b--
   const v = parseTimestampRange(s, a, b)

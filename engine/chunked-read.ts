@@ -9,11 +9,10 @@
 // is `start = last.time + 1`. A query for the LAST `limit` points before `end` (from 'last')
 // is first walked backwards in chunks to find the time of its first point, then read forwards
 // like any range: twice the reads, but never more than `chunk` points at once.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Point, RangeQuery, TimeseriesStore } from './store/port.ts'
 
 export const READ_CHUNK = 2_000
-
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export async function* readInChunks(store: TimeseriesStore, series: number, q: RangeQuery, chunk = READ_CHUNK): AsyncGenerator<Point[]> {
   const limit = q.limit !== undefined && q.limit > 0 ? Math.floor(q.limit) : Infinity

@@ -14,6 +14,7 @@
 // item 8: a body or a CSV batch may name 100,000 identifiers), after a quota check up front.
 // Metadata messages create entities through the catalog's entity-tags repository instead:
 // a META message over the quota is dropped whole, never split (mqtt/meta-handler.ts).
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Catalog } from '../catalog/index.ts'
 import type { Datapoint } from '../catalog/types.ts'
 import { LintelError } from '../core/errors.ts'
@@ -27,7 +28,6 @@ export const STEP = 250
  * the 50 ms of test/api/bounded-requests.test.ts.
  */
 export const CREATE_STEP = 50
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Whether the caller may write the datapoint (tags as stored; a new one has none). */
 export type WriteCheck = (dp: Pick<Datapoint, 'dataPointID' | 'tags'>) => boolean

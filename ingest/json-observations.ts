@@ -1,6 +1,7 @@
 // Validation of the JSON ingest body of POST /v2/project/{project_id}/timeseries (spec 1):
 // an object keyed by datapoint identifier, each value an array of {time, value}. Every
 // observation is checked before anything is stored (all-or-nothing per request).
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { InvalidInputError } from '../core/errors.ts'
 import { identifierProblem } from '../core/identifier.ts'
 import { parseTimestamp } from '../core/timestamp.ts'
@@ -25,7 +26,7 @@ export async function validateJsonObservationsInSteps(body: unknown): Promise<Id
   for (const [id, list] of entries(body)) {
     if (out.length >= next) {
       next = out.length + OBSERVATIONS_PER_TURN
-      await new Promise<void>((resolve) => setImmediate(resolve))
+      await yieldToLoop()
     }
     validateEntry(id, list, out)
   }

@@ -12,8 +12,9 @@
 // and validates the text as before (api/app.ts, json-observations.ts), which gives the same
 // rows or the usual error: the result never depends on which way ran
 // (test/ingest/json-text.test.ts compares the two on generated bodies).
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { identifierProblem } from '../core/identifier.ts'
-import { parseTimestampRange } from '../core/timestamp.ts'
+import { parseTimestampIn } from '../core/timestamp.ts'
 import { type IdentifiedObservation, MAX_IDENTIFIER_LENGTH, OBSERVATIONS_PER_TURN } from './json-observations.ts'
 
 const QUOTE = 34
@@ -28,7 +29,6 @@ const MINUS = 45
 const DOT = 46
 
 const isDigit = (c: number) => c >= 48 && c <= 57
-const isBlank = (c: number) => c === 32 || c === 9 // what parseTimestamp trims
 
 /** A cursor over the text; each read returns false (or NaN) where the text leaves the shape. */
 class Cursor {
@@ -56,12 +56,6 @@ class Cursor {
     if (this.s.charCodeAt(this.i) !== c) return false
     this.i++
     return true
-  }
-
-  /** The character after white space, not taken (NaN at the end). */
-  peek(): number {
-    this.skipSpace()
-    return this.s.charCodeAt(this.i)
   }
 
   atEnd(): boolean {
@@ -140,12 +134,9 @@ function observation(c: Cursor, id: string, out: IdentifiedObservation[]): boole
     if (!c.string()) return false
     if (c.was('time') && time !== time) {
       if (!c.take(COLON) || !c.string()) return false
-      let a = c.from
-      let b = c.to
-      while (a < b && isBlank(c.s.charCodeAt(a))) a++
-      while (b > a && isBlank(c.s.charCodeAt(b - 1))) b--
-      time = parseTimestampRange(c.s, a, b)
-      if (time !== time) return false
+      const parsed = parseTimestampIn(c.s, c.from, c.to)
+      if (parsed === undefined) return false
+      time = parsed
     } else if (c.was('value') && value !== value) {
       if (!c.take(COLON)) return false
       value = c.number()
@@ -171,15 +162,12 @@ export async function observationsFromJsonText(text: string): Promise<Identified
   const out: IdentifiedObservation[] = []
   const seen = new Set<string>()
   if (!c.take(OPEN_OBJECT)) return undefined
-  if (c.peek() === CLOSE_OBJECT) {
-    c.i++
-    return c.atEnd() ? out : undefined
-  }
+  if (c.take(CLOSE_OBJECT)) return c.atEnd() ? out : undefined
   let next = OBSERVATIONS_PER_TURN
   for (;;) {
     if (out.length >= next) {
       next = out.length + OBSERVATIONS_PER_TURN
-      await new Promise<void>((resolve) => setImmediate(resolve))
+      await yieldToLoop()
     }
     if (!c.string()) return undefined
     const id = text.slice(c.from, c.to)
@@ -187,15 +175,11 @@ export async function observationsFromJsonText(text: string): Promise<Identified
     if (seen.has(id)) return undefined
     seen.add(id)
     if (!c.take(COLON) || !c.take(OPEN_ARRAY)) return undefined
-    if (c.peek() === CLOSE_ARRAY) {
-      c.i++
-    } else {
-      for (;;) {
+    if (!c.take(CLOSE_ARRAY)) {
+      do {
         if (!observation(c, id, out)) return undefined
-        if (c.take(COMMA)) continue
-        if (!c.take(CLOSE_ARRAY)) return undefined
-        break
-      }
+      } while (c.take(COMMA))
+      if (!c.take(CLOSE_ARRAY)) return undefined
     }
     if (c.take(COMMA)) continue
     if (!c.take(CLOSE_OBJECT)) return undefined

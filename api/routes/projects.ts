@@ -2,6 +2,7 @@
 // (rule 9). Deleting first stops everything running for the project (onProjectDeleting, the
 // project runtimes of the composition root), then removes it from the catalog, then its
 // series from the store.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
@@ -79,7 +80,7 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
         const ids = await catalog.datapoints.removeSomeOfProject(req.project.id, DELETE_STEP)
         for (const id of ids) series.push(id)
         if (ids.length < DELETE_STEP) break
-        await new Promise<void>((resolve) => setImmediate(resolve))
+        await yieldToLoop()
       }
       for (const id of await catalog.datapoints.idsOfProject(req.project.id)) series.push(id) // made meanwhile
       const project = await catalog.projects.delete(req.project.id)

@@ -1,5 +1,6 @@
 // Time series over HTTP (spec 1): JSON ingest (50) and reads (52). Every datapoint touched
 // is checked against the caller's TagAuths for the endpoint (read or write).
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -89,7 +90,7 @@ async function* sampleJson(head: AnswerHead, points: MeanPoint[], field: string,
     if (i + ENCODE_SLICE < points.length) {
       yield out
       out = ''
-      await new Promise<void>((resolve) => setImmediate(resolve))
+      await yieldToLoop()
     }
   }
   yield out + ANSWER_TAIL

@@ -25,6 +25,7 @@
 // beyond the windows sees them (a counter's total), so nothing is written or counted twice.
 // Beyond the catch-up horizon (MAX_CATCH_UP observations per input), the catch-up starts
 // later, `onHorizon` is called, and outputs up to that start count as stored (skipped).
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { type Observable, Subscription } from 'rxjs'
 import { Fanout, isListenable } from './channel.ts'
 import type { Point } from '../store/port.ts'
@@ -74,8 +75,6 @@ export interface Replay {
 }
 
 type Keyed = { key: string; obs: Obs }
-
-const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Opens the inputs of a pipeline whose outputs go to the series `output`. */
 export async function openReplay(sources: ReplaySources, inputs: readonly ReplayInput[], output: number, limits: ReplayLimits = {}): Promise<Replay> {

@@ -326,18 +326,18 @@ t.test('a store file of schema version 2 gets its rollups rebuilt: stale buckets
   t.same(await store.sample(4, { interval: 24 * HOUR, aggregate: 'count' }), [{ time: 0, mean: 2 }])
 })
 
-t.test('a new store file has 1 KiB pages; a file with 4 KiB pages keeps them and works', async (t) => {
+t.test('a new store file has 4 KiB pages; a file with 1 KiB pages keeps them and works', async (t) => {
   const fresh = tempDir(t)
   const a = await openSqliteStore({ dir: fresh })
   await a.append([{ series: 1, time: 1, value: 1 }])
   await a.close()
   const dbA = new Database(join(fresh, DB_FILE), { readonly: true })
-  t.equal(dbA.pragma('page_size', { simple: true }), 1024)
+  t.equal(dbA.pragma('page_size', { simple: true }), 4096)
   dbA.close()
 
   const older = tempDir(t)
   const old = new Database(join(older, DB_FILE))
-  old.pragma('page_size = 4096')
+  old.pragma('page_size = 1024')
   old.exec('CREATE TABLE obs (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, time)) STRICT, WITHOUT ROWID')
   old.pragma('user_version = 1')
   old.close()
@@ -346,6 +346,6 @@ t.test('a new store file has 1 KiB pages; a file with 4 KiB pages keeps them and
   await b.append([{ series: 2, time: 5, value: 7 }])
   t.same(await b.read(2, {}), [{ time: 5, value: 7 }])
   const dbB = new Database(join(older, DB_FILE), { readonly: true })
-  t.equal(dbB.pragma('page_size', { simple: true }), 4096)
+  t.equal(dbB.pragma('page_size', { simple: true }), 1024)
   dbB.close()
 })

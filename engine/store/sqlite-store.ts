@@ -18,7 +18,7 @@
 //   flight, ~450-490k with 4, ~950k with 16.
 // - Ingest tail (sqlite-schema.ts, sqlite-tail.ts): appends are committed to obs_tail, in
 //   arrival order at the end of one table, and moved into obs and the rollups in steps of
-//   32 series between appends (when the tail holds 262,144 rows, its oldest row is 1 s old,
+//   16 series between appends (when the tail holds 262,144 rows, its oldest row is 1 s old,
 //   or no request came for 25 ms). A commit touching 6,000 series then writes a few dozen
 //   pages instead of a page per series and rollup level: bench:vdp 81,557-101,453
 //   evaluations/s over HTTP against 33,309 before (single runs, 2026-11-25). Readers merge a

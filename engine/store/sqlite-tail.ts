@@ -20,12 +20,14 @@ import { packedInsert, type PackedInsert } from './sqlite-insert.ts'
  * A compaction step takes at most this many series (~4 pages written each: obs and 3 rollup
  * levels)... Appends wait for the step under way, so a step is kept short: 32 series / 2,048
  * rows gave bench:vdp over MQTT 218k and 234k evaluations/s against 190k and 197k with 128 /
- * 8,192 (alternating pairs, 2026-11-26), HTTP 170k and 186k against 171k and 172k; 16 / 1,024
- * was no better than 32.
+ * 8,192 (alternating pairs, 2026-11-26, 1 KiB pages), HTTP 170k and 186k against 171k and 172k.
+ * With 4 KiB pages a step writes 4x the bytes per page, and 16 / 1,024 did better than 32 /
+ * 2,048 (HTTP, 600 rounds, 5 rotations): medians 154k against 147k evaluations/s, p99 at
+ * 100,000/s afterwards 59 against 67 ms; 8 / 512 gave 152-165k (3 runs).
  */
-const STEP_SERIES = 32
+const STEP_SERIES = 16
 /** ...or this many rows, but never splits one series' rows. */
-const STEP_ROWS = 2048
+const STEP_ROWS = 1024
 
 /** Per series of packed rows, its earliest time. */
 function seriesMins(data: Float64Array): Map<number, number> {

@@ -217,10 +217,9 @@ async function latencies(probes: Probe[]): Promise<{ p50: number; p99: number; m
 /** Sends slices with up to `CONCURRENCY` in flight, each probed; one slice position is sent by one worker, in round order. */
 async function sendMax(sender: Sender, watch: StoreWatch, slices: Slice[]): Promise<Probe[]> {
   const probes: Probe[] = []
-  const workers = CONCURRENCY
-  await Promise.all(Array.from({ length: workers }, async (_, w) => {
+  await Promise.all(Array.from({ length: CONCURRENCY }, async (_, w) => {
     for (const s of slices) {
-      if (s.slice % workers !== w) continue
+      if (s.slice % CONCURRENCY !== w) continue
       const readable = watch.readable(s.probeVdp, s.probeTime)
       await sender.send(s)
       probes.push({ ack: performance.now(), readable })
@@ -246,20 +245,23 @@ async function sendAtRate(sender: Sender, watch: StoreWatch, slices: Slice[], in
   return { probes: await Promise.all(probes), lagMs: lag }
 }
 
+/** Polls `done` every `everyMs` until it holds or `ms` passed; milliseconds waited. */
+async function pollUntil(done: () => boolean, ms: number, everyMs: number): Promise<number> {
+  const start = performance.now()
+  while (!done() && performance.now() - start < ms) await new Promise((r) => setTimeout(r, everyMs))
+  return performance.now() - start
+}
+
+/** Output rows with times in [fromUs, toUs] once there are `expected` (or `ms` passed). */
 async function waitOutputs(watch: StoreWatch, fromUs: number, toUs: number, expected: number, ms = 600_000): Promise<number> {
-  const end = Date.now() + ms
-  for (;;) {
-    const n = watch.outputs(fromUs, toUs)
-    if (n >= expected || Date.now() > end) return n
-    await new Promise((r) => setTimeout(r, 5))
-  }
+  let n = 0
+  await pollUntil(() => (n = watch.outputs(fromUs, toUs)) >= expected, ms, 5)
+  return n
 }
 
 /** Waits until the ingest tail is compacted (at most `ms`); seconds waited. */
 async function waitSettled(watch: StoreWatch, ms = 120_000): Promise<number> {
-  const start = performance.now()
-  while (!watch.settled() && performance.now() - start < ms) await new Promise((r) => setTimeout(r, 20))
-  return +((performance.now() - start) / 1000).toFixed(2)
+  return +((await pollUntil(() => watch.settled(), ms, 20)) / 1000).toFixed(2)
 }
 
 async function setup(server: Server): Promise<{ pid: number; handle: string }> {

@@ -22,15 +22,25 @@ export class CheckedObservations {
  */
 export async function validateJsonObservationsInSteps(body: unknown): Promise<IdentifiedObservation[]> {
   const out: IdentifiedObservation[] = []
-  let next = OBSERVATIONS_PER_TURN
+  const turnDue = loopTurnDue()
   for (const [id, list] of entries(body)) {
-    if (out.length >= next) {
-      next = out.length + OBSERVATIONS_PER_TURN
-      await yieldToLoop()
-    }
+    if (turnDue(out.length)) await yieldToLoop()
     validateEntry(id, list, out)
   }
   return out
+}
+
+/**
+ * Whether the event loop is due a turn with `count` observations read so far: once every
+ * OBSERVATIONS_PER_TURN. Shared by validation and the JSON text reader (json-text.ts).
+ */
+export function loopTurnDue(): (count: number) => boolean {
+  let next = OBSERVATIONS_PER_TURN
+  return (count) => {
+    if (count < next) return false
+    next = count + OBSERVATIONS_PER_TURN
+    return true
+  }
 }
 
 /**

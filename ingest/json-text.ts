@@ -15,7 +15,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { identifierProblem } from '../core/identifier.ts'
 import { parseTimestampIn } from '../core/timestamp.ts'
-import { type IdentifiedObservation, MAX_IDENTIFIER_LENGTH, OBSERVATIONS_PER_TURN } from './json-observations.ts'
+import { type IdentifiedObservation, loopTurnDue, MAX_IDENTIFIER_LENGTH } from './json-observations.ts'
 
 const QUOTE = 34
 const BACKSLASH = 92
@@ -163,12 +163,9 @@ export async function observationsFromJsonText(text: string): Promise<Identified
   const seen = new Set<string>()
   if (!c.take(OPEN_OBJECT)) return undefined
   if (c.take(CLOSE_OBJECT)) return c.atEnd() ? out : undefined
-  let next = OBSERVATIONS_PER_TURN
+  const turnDue = loopTurnDue()
   for (;;) {
-    if (out.length >= next) {
-      next = out.length + OBSERVATIONS_PER_TURN
-      await yieldToLoop()
-    }
+    if (turnDue(out.length)) await yieldToLoop()
     if (!c.string()) return undefined
     const id = text.slice(c.from, c.to)
     if (id.length === 0 || id.length > MAX_IDENTIFIER_LENGTH || specialKey(id) || identifierProblem(id) !== undefined) return undefined

@@ -9,12 +9,12 @@ import t, { type Test } from 'tap'
 import { writeOrder } from '../../engine/store/sqlite-batch.ts'
 import { SqliteReader } from '../../engine/store/sqlite-reader.ts'
 import { openReaderDatabase, openWriterDatabase } from '../../engine/store/sqlite-schema.ts'
-import { IngestTail } from '../../engine/store/sqlite-tail.ts'
+import { IngestTail, type StepSize } from '../../engine/store/sqlite-tail.ts'
 import { expectedAggregates, prng } from './store-contract.ts'
 
 const M = 60_000_000
 
-function open(t: Test, step: { series: number; rows: number }) {
+function open(t: Test, step: StepSize) {
   const dir = mkdtempSync(join(tmpdir(), 'lintel-tail-'))
   const file = join(dir, 'timeseries.db')
   const { db, rollups } = openWriterDatabase(file)
@@ -54,7 +54,11 @@ t.test('steps move one part each; appends after the freeze win over frozen rows'
   t.same(reader.read(1, {}), [{ time: 1, value: 10 }, { time: 2, value: 99 }], 'the later row wins over the compacted one')
   t.same(reader.read(2, {}), [{ time: 1, value: 20 }], 'frozen, not compacted yet')
   tail.step() // series 2
-  tail.step() // series 3, and the frozen rows go
+  tail.step() // series 3
+  t.equal(tail.compacting, true, 'the frozen rows are still to be deleted')
+  t.equal(count('obs_tail'), 6)
+  t.same(reader.read(1, {}), [{ time: 1, value: 10 }, { time: 2, value: 99 }], 'a compacted frozen row left in the tail changes no read')
+  tail.step() // the frozen rows go
   t.equal(tail.compacting, false)
   t.equal(count('obs_tail'), 2, 'only the rows appended after the freeze are left')
   t.same(reader.read(3, {}), [{ time: 0, value: 5 }, { time: 1, value: 30 }])
@@ -84,6 +88,34 @@ t.test('a writer killed in the middle of a compaction: the next one reads and co
   t.same(reader.sample(2, { interval: 15 * M, aggregate: 'count' }), [{ time: 0, mean: 1 }])
 })
 
+t.test('frozen rows are deleted a chunk per step, and a full compaction in between takes the rest', async (t) => {
+  const { tail, reader, count } = open(t, { series: 10, rows: 1000, deleteRows: 2 })
+  tail.append(pack([[1, 1, 10], [1, 2, 20], [2, 1, 30], [2, 2, 40], [1, 3, 50]]))
+  tail.freeze()
+  tail.append(pack([[1, 2, 21]]))
+  tail.step() // the one part
+  t.equal(tail.rows, 1, 'only the row appended after the freeze counts')
+  tail.step()
+  t.equal(count('obs_tail'), 4, 'two frozen rows deleted')
+  t.same(reader.read(1, {}), [{ time: 1, value: 10 }, { time: 2, value: 21 }, { time: 3, value: 50 }])
+  tail.compactAll()
+  t.equal(tail.compacting, false)
+  t.equal(count('obs_tail'), 0)
+  t.equal(count('tail_series'), 0)
+  t.same(reader.read(1, {}), [{ time: 1, value: 10 }, { time: 2, value: 21 }, { time: 3, value: 50 }])
+  t.same(reader.read(2, {}), [{ time: 1, value: 30 }, { time: 2, value: 40 }])
+
+  // With nothing appended after the freeze, the frozen rows still go.
+  tail.append(pack([[3, 1, 1], [3, 2, 2], [3, 3, 3]]))
+  tail.freeze()
+  tail.step()
+  t.equal(tail.rows, 0)
+  t.equal(tail.compacting, true)
+  tail.compactAll()
+  t.equal(count('obs_tail'), 0, 'no frozen row left behind')
+  t.equal(tail.compacting, false)
+})
+
 t.test('a time repeated in the tail: limited reads take its latest arrival, from either end', async (t) => {
   const { tail, reader } = open(t, { series: 10, rows: 1000 })
   tail.append(pack([[1, 5, 1], [1, 5, 2], [1, 5, 3], [1, 6, 4], [1, 6, 5], [1, 4, 6]]))
@@ -98,7 +130,7 @@ t.test('a time repeated in the tail: limited reads take its latest arrival, from
 t.test('random appends, freezes, steps and full compactions read like the model at every point', async (t) => {
   const seed = 20261125
   const rnd = prng(seed)
-  const { tail, reader } = open(t, { series: 2, rows: 40 })
+  const { tail, reader } = open(t, { series: 2, rows: 40, deleteRows: 16 })
   const model = new Map<number, Map<number, number>>()
   const SERIES = 5
   let checks = 0

@@ -8,11 +8,16 @@
 // PASSIVE never waits for the writer or the readers, so it cannot stall them. But the WAL can
 // only start over once every frame is copied while no transaction runs, which a continuous
 // stream of appends never allows: the writer keeps SQLite's own checkpoint as well
-// (sqlite-schema.ts), which now finds most frames copied already and is short.
+// (sqlite-schema.ts), which finds most frames copied already. What is left for it are the
+// frames since this worker's last pass, and it fsyncs them (~1 ms per MB on this machine):
+// every 100 ms, at ~100 MB/s of WAL under bench:vdp's load, that held the appends for 40-60 ms
+// about every 300 ms, the largest part of the p99. Every 25 ms it is a quarter of that
+// (with a 2x larger ingest tail, sqlite-writer.ts TAIL_ROWS: p99 at 100,000/s 30-43 ms
+// against 72-85, 5 pairs).
 import { parentPort, workerData } from 'node:worker_threads'
 import { Database } from '../../core/sqlite-driver.ts'
 
-export const CHECKPOINT_MS = 100
+export const CHECKPOINT_MS = 25
 
 export type CheckpointerRequest = { op: 'close' }
 export type CheckpointerReply = { ok: true; ready?: true; closed?: true } | { ok: false; message: string }

@@ -111,7 +111,7 @@ export class SqliteReader {
     this.inSnapshot = <T>(read: () => T) => snapshot.deferred(read) as T
     this.tailMin = db.prepare('SELECT min_time FROM tail_series WHERE series = ?').pluck()
     // The tail has no index (that is what makes it cheap to write): a scan of at most the
-    // writer's TAIL_ROWS rows (~7 ms for 262,144). Within a time, the latest arrival (largest
+    // writer's TAIL_ROWS rows (~15 ms for 524,288). Within a time, the latest arrival (largest
     // rowid) comes first: taking the first row of each time takes the one that wins.
     this.tailFirst = db.prepare('SELECT time, value FROM obs_tail WHERE series = ? AND time >= ? AND time < ? ORDER BY time, rowid DESC LIMIT ?').raw()
     this.tailLast = db.prepare('SELECT time, value FROM obs_tail WHERE series = ? AND time >= ? AND time < ? ORDER BY time DESC, rowid DESC LIMIT ?').raw()

@@ -18,12 +18,12 @@
 //   flight, ~450-490k with 4, ~950k with 16.
 // - Ingest tail (sqlite-schema.ts, sqlite-tail.ts): appends are committed to obs_tail, in
 //   arrival order at the end of one table, and moved into obs and the rollups in steps of
-//   16 series between appends (when the tail holds 262,144 rows, its oldest row is 1 s old,
+//   16 series between appends (when the tail holds 524,288 rows, its oldest row is 2.5 s old,
 //   or no request came for 25 ms). A commit touching 6,000 series then writes a few dozen
 //   pages instead of a page per series and rollup level: bench:vdp 81,557-101,453
 //   evaluations/s over HTTP against 33,309 before (single runs, 2026-11-25). Readers merge a
 //   series' tail rows from its earliest tail time (tail_series) on.
-// - WAL checkpoints: a checkpointer worker (sqlite-checkpointer.ts) copies frames every 100 ms,
+// - WAL checkpoints: a checkpointer worker (sqlite-checkpointer.ts) copies frames every 25 ms,
 //   so the writer's own checkpoint (every 32 MiB) finds little to do and appends do not wait
 //   behind a long one.
 // - append() resolves after the worker's COMMIT. Journal WAL + synchronous=NORMAL: committed

@@ -33,14 +33,21 @@ export interface WriterData {
 
 /**
  * Tail size that triggers compaction. A compaction writes about one page per series and
- * rollup level it touches, so the more rows each series has in it the cheaper a row; a read
- * of a series in the tail scans the tail (~7 ms at this size, ~3.5 at half of it). bench:vdp
- * over HTTP with 600 rounds (6,000 series), rotating sizes: 141-155k evaluations/s at
- * 262,144 rows against 125-141k at 131,072, and 126-182k at 393,216 (2026-11-26, 4 KiB pages).
+ * rollup level it touches (~25-40 WAL frames per step of 16 series), so the more rows each
+ * series has in it the cheaper a row, in WAL bytes and in checkpoints; a read of a series in
+ * the tail scans the tail (the last 1,000 rows of one: 3.7 / 7.4 / 11.1 / 14.5 ms at 131k /
+ * 262k / 393k / 524k rows). bench:vdp over HTTP with 600 rounds (6,000 series): 141-155k
+ * evaluations/s at 262,144 rows against 125-141k at 131,072 (2026-11-26, 4 KiB pages); then
+ * 524,288 rows and 2.5 s with checkpoints every 25 ms (sqlite-checkpointer.ts), 5 pairs: p99
+ * at 100,000/s offered 30-43 ms against 72-85, as fast as taken 124-150k against 112-136k.
  */
-export const TAIL_ROWS = 262_144
-/** Longest wait of a row in the tail: keeps rollups close to the raw rows at low rates. */
-export const TAIL_MS = 1000
+export const TAIL_ROWS = 524_288
+/**
+ * Longest wait of a row in the tail: keeps rollups close to the raw rows at low rates. Long
+ * enough that 200,000 rows/s fill the tail before it: the same rows compacted in more, smaller
+ * rounds write more pages (above).
+ */
+export const TAIL_MS = 2500
 /** No request for this long: the tail is compacted without waiting to be full or old. */
 const IDLE_MS = 25
 

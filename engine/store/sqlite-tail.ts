@@ -2,8 +2,9 @@
 //
 // Appends are committed to obs_tail in arrival order. Compaction moves them into obs and the
 // rollups in bulk, in steps, so the appends arriving meanwhile wait for one step at most: the
-// rows present when it starts are frozen (rowid <= `frozenTo`), sorted by (series, time),
-// and cut at series boundaries into parts of at most STEP_SERIES series or STEP_ROWS rows.
+// rows present when it starts are frozen (rowid <= `frozenTo`), grouped by series in
+// ascending order, and cut at series boundaries into parts of at most STEP_SERIES series or
+// STEP_ROWS rows.
 // Each step is one transaction: a part into obs and the rollups, and tail_series moved on for
 // its series (to their earliest row appended since the freeze, or removed). Once every part
 // is in, further steps delete the frozen rows, DELETE_ROWS rowids at a time. Until then a
@@ -57,17 +58,23 @@ class ActiveRows {
   /** Per slot: series, rows, earliest time, first and last row. */
   readonly series: number[] = []
   readonly counts: number[] = []
-  readonly mins: number[] = []
+  private readonly mins: number[] = []
   private readonly first: number[] = []
   private readonly last: number[] = []
+  /** Per slot, the earliest time of the batch in slotsOf() (Infinity outside it). */
+  private readonly batchMins: number[] = []
   private readonly slotOf = new Map<number, number>()
   /** Slots of the batch being appended, from slotsOf() to add(). */
-  slot = new Uint32Array(1024)
+  private slot = new Uint32Array(1024)
 
-  /** Numbers the series of `data`'s rows into `slot`. */
-  slotsOf(data: Float64Array): void {
+  /**
+   * Numbers the series of `data`'s rows for add(), and returns the series whose earliest time
+   * here the batch lowers, with the batch's earliest time of each.
+   */
+  slotsOf(data: Float64Array): Array<[number, number]> {
     const n = data.length / 3
     if (n > this.slot.length) this.slot = new Uint32Array(Math.max(n, 2 * this.slot.length))
+    const lowering: number[] = []
     for (let j = 0; j < n; j++) {
       const s = data[3 * j]
       let k = this.slotOf.get(s)
@@ -79,9 +86,20 @@ class ActiveRows {
         this.mins.push(Infinity)
         this.first.push(-1)
         this.last.push(-1)
+        this.batchMins.push(Infinity)
       }
       this.slot[j] = k
+      const t = data[3 * j + 1]
+      if (t < this.batchMins[k] && t < this.mins[k]) {
+        if (this.batchMins[k] === Infinity) lowering.push(k)
+        this.batchMins[k] = t
+      }
     }
+    return lowering.map((k) => {
+      const time = this.batchMins[k]
+      this.batchMins[k] = Infinity
+      return [this.series[k], time]
+    })
   }
 
   /** Keeps `data`, numbered by slotsOf() just before. */
@@ -116,28 +134,24 @@ class ActiveRows {
     return this.series.map((_, k) => k).filter((k) => this.counts[k] > 0).sort((a, b) => this.series[a] - this.series[b])
   }
 
-  /** The rows of `slots` packed in that order, each series' rows by time, equal times in arrival order. */
+  /**
+   * The rows of `slots` packed in that order, each series' rows in arrival order: the insert
+   * orders them by time (writeOrder, sqlite-batch.ts; a pass that finds them in order already
+   * when they arrived so).
+   */
   packed(slots: readonly number[]): Float64Array {
     let n = 0
     for (const k of slots) n += this.counts[k]
     const out = new Float64Array(3 * n)
     let o = 0
     for (const k of slots) {
-      const from = o
-      let inOrder = true
       for (let r = this.first[k]; r !== -1; r = this.rowNext[r]) {
         const d = this.batches[this.rowBatch[r]]
         const i = 3 * this.rowIndex[r]
-        if (o > from && d[i + 1] < out[o - 2]) inOrder = false
         out[o] = d[i]
         out[o + 1] = d[i + 1]
         out[o + 2] = d[i + 2]
         o += 3
-      }
-      if (!inOrder) {
-        const rows = Array.from({ length: (o - from) / 3 }, (_, j) => [out[from + 3 * j + 1], out[from + 3 * j + 2]])
-        rows.sort((a, b) => a[0] - b[0]) // stable: equal times keep arrival order
-        rows.forEach(([time, value], j) => { out[from + 3 * j + 1] = time; out[from + 3 * j + 2] = value })
       }
     }
     return out
@@ -183,8 +197,6 @@ export class IngestTail {
 
   /** Rows appended since the last freeze. */
   private active = new ActiveRows()
-  /** Per slot of the active rows, the earliest time of the batch being appended. */
-  private batchMin = new Float64Array(0)
   /** What tail_series holds: per series its earliest time not yet compacted. */
   private tailMin = new Map<number, number>()
   private frozen: Frozen | undefined
@@ -193,7 +205,7 @@ export class IngestTail {
 
   constructor (
     private readonly db: BetterSqlite3.Database,
-    /** Inserts packed rows into obs and the rollups (the writer's insert, inside a transaction). */
+    /** Inserts packed rows, in any order (equal keys: the later wins), into obs and the rollups (the writer's insert, inside a transaction). */
     private readonly insertRows: (data: Float64Array) => void,
     /** Called when a compaction transaction rolled back (the rollups' memory must be dropped). */
     private readonly rolledBack: () => void,
@@ -234,37 +246,17 @@ export class IngestTail {
 
   /** Commits rows to the tail in one transaction; what is kept here changes only once it committed. */
   append(data: Float64Array): void {
-    const active = this.active
-    active.slotsOf(data)
     // tail_series moves only for series whose earliest tail time this append lowers. That
-    // can only be a series without active rows or one whose earliest active time the batch
-    // lowers: the tail's earliest time is never later than the active rows' earliest.
-    if (this.batchMin.length < active.series.length) {
-      const grown = new Float64Array(Math.max(2 * this.batchMin.length, active.series.length, 1024)).fill(Infinity)
-      grown.set(this.batchMin)
-      this.batchMin = grown
-    }
-    const touched: number[] = []
-    for (let j = 0; j < data.length / 3; j++) {
-      const k = active.slot[j]
-      const t = data[3 * j + 1]
-      if (t < this.batchMin[k] && t < active.mins[k]) {
-        if (this.batchMin[k] === Infinity) touched.push(k)
-        this.batchMin[k] = t
-      }
-    }
-    const lowered: Array<[number, number]> = []
-    for (const k of touched) {
-      const series = active.series[k]
-      const time = this.batchMin[k]
-      this.batchMin[k] = Infinity
+    // can only be a series whose earliest active time it lowers (or that has no active rows):
+    // the tail's earliest time is never later than the active rows' earliest.
+    const lowered = this.active.slotsOf(data).filter(([series, time]) => {
       const m = this.tailMin.get(series)
-      if (m === undefined || time < m) lowered.push([series, time])
-    }
+      return m === undefined || time < m
+    })
     this.appendTx(data, lowered)
     for (const [series, time] of lowered) this.tailMin.set(series, time)
-    if (active.rows === 0) this.since = Date.now()
-    active.add(data)
+    if (this.active.rows === 0) this.since = Date.now()
+    this.active.add(data)
   }
 
   /** Freezes the active rows for compaction in steps (none under way). */

@@ -116,6 +116,24 @@ t.test('frozen rows are deleted a chunk per step, and a full compaction in betwe
   t.equal(tail.compacting, false)
 })
 
+t.test('a writer killed while frozen rows are being deleted: the next one loads the rest, the later arrival still winning', async (t) => {
+  const { tail, reader, count, restart } = open(t, { series: 10, rows: 1000, deleteRows: 2 })
+  tail.append(pack([[1, 1, 10], [1, 2, 20], [2, 1, 30], [2, 2, 40], [1, 3, 50]]))
+  tail.freeze()
+  tail.append(pack([[1, 2, 21]]))
+  tail.step() // the one part
+  tail.step() // two frozen rows deleted
+  const want = [[{ time: 1, value: 10 }, { time: 2, value: 21 }, { time: 3, value: 50 }], [{ time: 1, value: 30 }, { time: 2, value: 40 }]]
+  t.same([1, 2].map((s) => reader.read(s, {})), want)
+  // Killed here.
+  const next = restart()
+  t.equal(next.rows, 4, 'three frozen rows left and the later one')
+  t.same([1, 2].map((s) => reader.read(s, {})), want, 'the same answers after the restart')
+  next.compactAll()
+  t.equal(count('obs_tail'), 0)
+  t.same([1, 2].map((s) => reader.read(s, {})), want, 'and once compacted again')
+})
+
 t.test('a time repeated in the tail: limited reads take its latest arrival, from either end', async (t) => {
   const { tail, reader } = open(t, { series: 10, rows: 1000 })
   tail.append(pack([[1, 5, 1], [1, 5, 2], [1, 5, 3], [1, 6, 4], [1, 6, 5], [1, 4, 6]]))

@@ -1,6 +1,7 @@
 // npm run bench:reads (issue 14, "Done when"): a year of 1-minute data in one series, read
 // through HTTP end to end from a server child process (the embedded store):
-//   - 15-minute means over the year, daily means over the year, the last 1,000 raw points;
+//   - 15-minute means over the year, daily means over the year, the last 1,000 raw points,
+//     timed by this process's keep-alive client (undici, the answer's bytes) and by curl beside it;
 //   - QuestDB's own SAMPLE BY on the same data (the scaled adapter's sample(), one /exec
 //     request), beside it;
 //   - the event-loop delay of the server (perf_hooks.monitorEventLoopDelay, bench/loop-probe.ts)
@@ -10,6 +11,7 @@
 // reads alone (no event-loop, mixed or QuestDB part), e.g. for a profile of the server:
 //   ONLY=reads BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:reads
 // QuestDB at $LINTEL_QUESTDB_URL (default http://127.0.0.1:19000); skipped when unreachable.
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -52,13 +54,26 @@ try {
 
   const q = (extra: string) => `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=year&${extra}`
   const year = 'start=2023-01-01T00:00:00Z&end=2024-01-01T00:00:00Z'
-  const get = async (path: string): Promise<{ ms: number; bytes: number; n: number }> => {
+  // The timed client takes the answer's bytes, as curl -o does; decoding and parsing them (a
+  // 1.95 MB answer is ~35,000 objects in this process, which shares the 2 cores with the
+  // server) happen after the timed runs, so their garbage does not land in the next timing.
+  const getBytes = async (path: string): Promise<{ ms: number; body: Buffer }> => {
     const t0 = performance.now()
     const res = await pool.request({ path, method: 'GET', headers: { authorization: basicHeader } })
-    const text = await res.body.text()
+    const body = Buffer.from(await res.body.arrayBuffer())
     const ms = performance.now() - t0
-    if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${text.slice(0, 200)}`)
-    return { ms, bytes: text.length, n: JSON.parse(text).data.length }
+    if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${body.toString('utf8', 0, 200)}`)
+    return { ms, body }
+  }
+  const get = async (path: string): Promise<{ ms: number; bytes: number; n: number }> => {
+    const { ms, body } = await getBytes(path)
+    return { ms, bytes: body.length, n: JSON.parse(body.toString('utf8')).data.length }
+  }
+  /** curl's own time_total (ms) of one GET on a new connection; NaN without curl. */
+  const curlMs = (path: string): number => {
+    try {
+      return 1000 * Number(execFileSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{time_total}', '-H', `authorization: ${basicHeader}`, server.url + path]).toString())
+    } catch { return NaN }
   }
   const reads: Array<[string, string, number]> = [
     ['15-minute means over the year', q(`${year}&samplerate=15m`), 30],
@@ -67,12 +82,16 @@ try {
     ['hourly means over the year', q(`${year}&samplerate=1h`), NaN],
     ['calendar months (1M), max', q(`${year}&samplerate=1M&aggregate=max`), NaN],
   ]
+  const ms2 = (x: number) => Math.round(x * 100) / 100
   for (const [name, path, target] of reads) {
     await get(path)
     const runs: number[] = []
-    let last = { bytes: 0, n: 0 }
-    for (let r = 0; r < RUNS; r++) { const x = await get(path); runs.push(x.ms); last = x }
-    emit({ bench: 'reads', read: name, http: true, median_ms: Math.round(median(runs) * 100) / 100, runs_ms: runs.map((x) => Math.round(x * 100) / 100), points: last.n, bytes: last.bytes, target_ms: Number.isNaN(target) ? undefined : target })
+    let last: Buffer = Buffer.alloc(0)
+    for (let r = 0; r < RUNS; r++) { const x = await getBytes(path); runs.push(x.ms); last = x.body }
+    // curl beside it, on the same read right after: a client of another make, a new connection each time.
+    const curlRuns = Array.from({ length: RUNS }, () => curlMs(path))
+    emit({ bench: 'reads', read: name, http: true, median_ms: ms2(median(runs)), runs_ms: runs.map(ms2), curl_median_ms: ms2(median(curlRuns)), curl_runs_ms: curlRuns.map(ms2),
+      points: JSON.parse(last.toString('utf8')).data.length, bytes: last.length, target_ms: Number.isNaN(target) ? undefined : target })
   }
 
   // A labelled block: ONLY=reads leaves it.

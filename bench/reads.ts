@@ -30,6 +30,8 @@ const READS_ONLY = process.env.ONLY === 'reads'
 const SETTLE_MS = Number(process.env.SETTLE_MS ?? 3000)
 const Y0 = Date.UTC(2023, 0, 1)
 const MINUTES = 525_600
+/** Milliseconds to 2 decimals, as printed. */
+const ms2 = (x: number) => Math.round(x * 100) / 100
 const value = (i: number) => Math.round((20 + 5 * Math.sin(i / 720) + (i % 17) / 10) * 100) / 100
 
 const probeFile = join(mkdtempSync(join(tmpdir(), 'lintel-probe-')), 'loop.json')
@@ -69,11 +71,18 @@ try {
     const { ms, body } = await getBytes(path)
     return { ms, bytes: body.length, n: JSON.parse(body.toString('utf8')).data.length }
   }
-  /** curl's own time_total (ms) of one GET on a new connection; NaN without curl. */
+  /** curl's own time_total (ms) of one GET on a new connection; NaN when there is no curl. */
   const curlMs = (path: string): number => {
+    let out: string
     try {
-      return 1000 * Number(execFileSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{time_total}', '-H', `authorization: ${basicHeader}`, server.url + path]).toString())
-    } catch { return NaN }
+      out = execFileSync('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-H', `authorization: ${basicHeader}`, server.url + path]).toString()
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return NaN
+      throw err
+    }
+    const [status, seconds] = out.split(' ')
+    if (status !== '200') throw new Error(`curl ${path}: ${status}`)
+    return 1000 * Number(seconds)
   }
   const reads: Array<[string, string, number]> = [
     ['15-minute means over the year', q(`${year}&samplerate=15m`), 30],
@@ -82,7 +91,6 @@ try {
     ['hourly means over the year', q(`${year}&samplerate=1h`), NaN],
     ['calendar months (1M), max', q(`${year}&samplerate=1M&aggregate=max`), NaN],
   ]
-  const ms2 = (x: number) => Math.round(x * 100) / 100
   for (const [name, path, target] of reads) {
     await get(path)
     const runs: number[] = []
@@ -151,7 +159,7 @@ try {
           await fn()
           const runs: number[] = []
           for (let r = 0; r < RUNS; r++) { const t0 = performance.now(); await fn(); runs.push(performance.now() - t0) }
-          emit({ bench: 'reads', read: name, questdb: 'SAMPLE BY / ORDER BY through the scaled store (one /exec request, not through the platform HTTP API)', median_ms: Math.round(median(runs) * 100) / 100, runs_ms: runs.map((x) => Math.round(x * 100) / 100) })
+          emit({ bench: 'reads', read: name, questdb: 'SAMPLE BY / ORDER BY through the scaled store (one /exec request, not through the platform HTTP API)', median_ms: ms2(median(runs)), runs_ms: runs.map(ms2) })
         }
       } finally {
         await fetch(`${url}/exec?query=${encodeURIComponent(`DROP TABLE IF EXISTS ${table}`)}`).catch(() => {})

@@ -45,15 +45,14 @@ export interface StepSize { series: number; rows: number; deleteRows?: number }
 /**
  * Rows appended since the last freeze, as committed, linked per series as they come: a
  * freeze then only orders the series, and each step gathers the rows of its series.
- * slotsOf() numbers a batch's series (one Map lookup per row); add() keeps the batch once it
- * committed (a batch that failed leaves at most unused slots behind).
+ * slotsOf() numbers a batch's series (one Map lookup per row); add() copies the batch in once
+ * it committed (a batch that failed leaves at most unused slots behind).
  */
 class ActiveRows {
-  readonly batches: Float64Array[] = []
   rows = 0
-  /** Per row: its batch, its index there, the next row of its series (-1: none). */
-  private rowBatch = new Uint32Array(4096)
-  private rowIndex = new Uint32Array(4096)
+  /** The rows, packed (series, time, value) in commit order. */
+  private data = new Float64Array(3 * 4096)
+  /** Per row, the next row of its series (-1: none). */
   private rowNext = new Int32Array(4096)
   /** Per slot: series, rows, earliest time, first and last row. */
   readonly series: number[] = []
@@ -106,12 +105,10 @@ class ActiveRows {
   add(data: Float64Array): void {
     const n = data.length / 3
     if (this.rows + n > this.rowNext.length) this.grow(Math.max(2 * this.rowNext.length, this.rows + n))
-    const b = this.batches.length
+    this.data.set(data, 3 * this.rows)
     for (let j = 0; j < n; j++) {
       const k = this.slot[j]
       const row = this.rows + j
-      this.rowBatch[row] = b
-      this.rowIndex[row] = j
       this.rowNext[row] = -1
       if (this.counts[k] === 0) this.first[k] = row
       else this.rowNext[this.last[k]] = row
@@ -119,8 +116,12 @@ class ActiveRows {
       this.counts[k]++
       if (data[3 * j + 1] < this.mins[k]) this.mins[k] = data[3 * j + 1]
     }
-    this.batches.push(data)
     this.rows += n
+  }
+
+  /** All rows, packed in commit order (a view: valid until the next add()). */
+  all(): Float64Array {
+    return this.data.subarray(0, 3 * this.rows)
   }
 
   /** The series' earliest time among these rows (undefined: none). */
@@ -143,11 +144,11 @@ class ActiveRows {
     let n = 0
     for (const k of slots) n += this.counts[k]
     const out = new Float64Array(3 * n)
+    const d = this.data
     let o = 0
     for (const k of slots) {
       for (let r = this.first[k]; r !== -1; r = this.rowNext[r]) {
-        const d = this.batches[this.rowBatch[r]]
-        const i = 3 * this.rowIndex[r]
+        const i = 3 * r
         out[o] = d[i]
         out[o + 1] = d[i + 1]
         out[o + 2] = d[i + 2]
@@ -158,14 +159,11 @@ class ActiveRows {
   }
 
   private grow(size: number): void {
-    const batch = new Uint32Array(size)
-    const index = new Uint32Array(size)
+    const data = new Float64Array(3 * size)
     const next = new Int32Array(size)
-    batch.set(this.rowBatch.subarray(0, this.rows))
-    index.set(this.rowIndex.subarray(0, this.rows))
+    data.set(this.all())
     next.set(this.rowNext.subarray(0, this.rows))
-    this.rowBatch = batch
-    this.rowIndex = index
+    this.data = data
     this.rowNext = next
   }
 }
@@ -312,7 +310,7 @@ export class IngestTail {
     // otherwise leave old values behind in the tail.
     if (this.rows === 0 && !this.frozen) return
     const f = this.frozen
-    const data = concat([...(f ? [f.rows.packed(f.parts.slice(f.next).flat())] : []), ...this.active.batches])
+    const data = concat([...(f ? [f.rows.packed(f.parts.slice(f.next).flat())] : []), this.active.all()])
     try { this.allTx(data) } catch (err) { this.rolledBack(); throw err }
     this.frozen = undefined
     this.active = new ActiveRows()

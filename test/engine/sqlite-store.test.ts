@@ -9,7 +9,7 @@ import { OverloadedError } from '../../core/errors.ts'
 import type { Observation } from '../../engine/store/port.ts'
 import { concat, pack, seriesRuns, writeOrder } from '../../engine/store/sqlite-batch.ts'
 import { DENSE_SAMPLE_SQL, RANGE_FIRST_SQL, RANGE_LAST_SQL, SPARSE_SAMPLE_SQL, floorDiv } from '../../engine/store/sqlite-reader.ts'
-import { DB_FILE } from '../../engine/store/sqlite-schema.ts'
+import { DB_FILE, openWriterDatabase } from '../../engine/store/sqlite-schema.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { storeContract } from './store-contract.ts'
 
@@ -324,6 +324,27 @@ t.test('a store file of schema version 2 gets its rollups rebuilt: stale buckets
   t.teardown(() => store.close())
   t.same(await store.sample(4, { interval: HOUR }), [{ time: 0, mean: 1 }, { time: 2 * HOUR, mean: 5 }])
   t.same(await store.sample(4, { interval: 24 * HOUR, aggregate: 'count' }), [{ time: 0, mean: 2 }])
+})
+
+t.test('the writer checkpoints the WAL itself at 32 MiB, whatever the page size of its file', async (t) => {
+  // The checkpointer worker copies most frames before; the writer's own checkpoint is the
+  // backstop. Counted in pages, so a file that kept 1 KiB pages needs 4x as many.
+  const fresh = tempDir(t)
+  const a = openWriterDatabase(join(fresh, DB_FILE))
+  t.equal(a.db.pragma('page_size', { simple: true }), 4096)
+  t.equal(a.db.pragma('wal_autocheckpoint', { simple: true }), 8192)
+  a.db.close()
+
+  const older = tempDir(t)
+  const old = new Database(join(older, DB_FILE))
+  old.pragma('page_size = 1024')
+  old.exec('CREATE TABLE obs (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, time)) STRICT, WITHOUT ROWID')
+  old.pragma('user_version = 1')
+  old.close()
+  const b = openWriterDatabase(join(older, DB_FILE))
+  t.equal(b.db.pragma('page_size', { simple: true }), 1024)
+  t.equal(b.db.pragma('wal_autocheckpoint', { simple: true }), 32768)
+  b.db.close()
 })
 
 t.test('a new store file has 4 KiB pages; a file with 1 KiB pages keeps them and works', async (t) => {

@@ -326,6 +326,15 @@ t.test('a store file of schema version 2 gets its rollups rebuilt: stale buckets
   t.same(await store.sample(4, { interval: 24 * HOUR, aggregate: 'count' }), [{ time: 0, mean: 2 }])
 })
 
+/** A store file as the first versions wrote it: 1 KiB pages, schema version 1. */
+function writeOneKibStore(dir: string): void {
+  const old = new Database(join(dir, DB_FILE))
+  old.pragma('page_size = 1024')
+  old.exec('CREATE TABLE obs (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, time)) STRICT, WITHOUT ROWID')
+  old.pragma('user_version = 1')
+  old.close()
+}
+
 t.test('the writer checkpoints the WAL itself at 32 MiB, whatever the page size of its file', async (t) => {
   // The checkpointer worker copies most frames before; the writer's own checkpoint is the
   // backstop. Counted in pages, so a file that kept 1 KiB pages needs 4x as many.
@@ -336,11 +345,7 @@ t.test('the writer checkpoints the WAL itself at 32 MiB, whatever the page size 
   a.db.close()
 
   const older = tempDir(t)
-  const old = new Database(join(older, DB_FILE))
-  old.pragma('page_size = 1024')
-  old.exec('CREATE TABLE obs (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, time)) STRICT, WITHOUT ROWID')
-  old.pragma('user_version = 1')
-  old.close()
+  writeOneKibStore(older)
   const b = openWriterDatabase(join(older, DB_FILE))
   t.equal(b.db.pragma('page_size', { simple: true }), 1024)
   t.equal(b.db.pragma('wal_autocheckpoint', { simple: true }), 32768)
@@ -357,11 +362,7 @@ t.test('a new store file has 4 KiB pages; a file with 1 KiB pages keeps them and
   dbA.close()
 
   const older = tempDir(t)
-  const old = new Database(join(older, DB_FILE))
-  old.pragma('page_size = 1024')
-  old.exec('CREATE TABLE obs (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, time)) STRICT, WITHOUT ROWID')
-  old.pragma('user_version = 1')
-  old.close()
+  writeOneKibStore(older)
   const b = await openSqliteStore({ dir: older })
   t.teardown(() => b.close())
   await b.append([{ series: 2, time: 5, value: 7 }])

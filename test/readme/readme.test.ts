@@ -64,7 +64,7 @@ t.test('every README block runs in order on a fresh installation and prints what
   const ports = { http: await freePort(), tls: await freePort(), ws: await freePort() }
   const env = { ...process.env, LINTEL_LOG_LEVEL: 'warn', LINTEL_HTTP_PORT: String(ports.http), LINTEL_MQTT_TLS_PORT: String(ports.tls), LINTEL_MQTT_WS_PORT: String(ports.ws) }
   let serverLog = ''
-  const server = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(repo, 'api', 'main.ts')], { cwd, env: { ...env, ...FIRST_START }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const server = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(repo, 'server', 'main.ts')], { cwd, env: { ...env, ...FIRST_START }, stdio: ['ignore', 'pipe', 'pipe'] })
   server.stdout!.on('data', (d) => { serverLog += d })
   server.stderr!.on('data', (d) => { serverLog += d })
   t.teardown(() => { server.kill('SIGKILL') })

@@ -6,7 +6,7 @@ import t from 'tap'
 import { once } from 'node:events'
 import { connect as tlsConnect, type TLSSocket } from 'node:tls'
 import mqtt, { type IClientOptions, type IConnackPacket, type MqttClient } from 'mqtt'
-import { runCli } from '../../api/cli.ts'
+import { runCli } from '../../server/cli.ts'
 import { ADMIN, livePlatform, until } from '../helpers/live-platform.ts'
 import type { Login } from '../helpers/platform.ts'
 

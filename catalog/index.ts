@@ -17,7 +17,7 @@ export const Catalog = {
   },
 }
 
-/** Where the catalog lives: the part of the configuration (api/config.ts) that chooses it. */
+/** Where the catalog lives: the part of the configuration (server/config.ts) that chooses it. */
 export interface CatalogChoice { catalog: 'sqlite' | 'postgres'; dataDir: string; postgresUrl?: string }
 
 /** Opens the chosen catalog, migrated; PostgreSQL also listening for changes. */

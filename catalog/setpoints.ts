@@ -70,7 +70,7 @@ export class Setpoints {
     return { project_id: projectId, enabled: row?.enabled === 1, max_priority: row?.max_priority ?? DEFAULT_MAX_PRIORITY }
   }
 
-  /** The operator's switch (api/cli.ts `project setpoints`). */
+  /** The operator's switch (server/cli.ts `project setpoints`). */
   async setSettings(projectId: number, change: { enabled?: boolean; maxPriority?: number }): Promise<SetpointSettings> {
     if (change.maxPriority !== undefined && !(Number.isInteger(change.maxPriority) && change.maxPriority >= 1 && change.maxPriority <= 16)) {
       throw new InvalidInputError(`The maximum setpoint priority must be an integer from 1 (most urgent) to 16, got ${change.maxPriority}`)

@@ -13,6 +13,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Folders a folder may import from; `types`: folders it may import types from only. */
 const RULES: Record<string, { may: string[]; types?: string[] }> = {
+  // server/: the process shell (composition root, operator CLI, config, lock, preflight); it
+  // may import every layer below it, and nothing imports it (no folder lists it in `may`).
+  server: { may: ['api', 'ingest', 'engine', 'catalog', 'protocol', 'formulas', 'core'] },
   api: { may: ['ingest', 'engine', 'catalog', 'protocol', 'core'] },
   ingest: { may: ['engine', 'catalog', 'protocol', 'core'] },
   engine: { may: ['formulas', 'core'], types: ['catalog'] },
@@ -41,10 +44,16 @@ const local = (e: ImportEdge) => !e.to.startsWith('node:') && folderOf(e.to) !==
 
 t.test('the reader sees the imports it must see', async (t) => {
   t.ok(files.length > 50, `${files.length} source files`)
-  const main = edges.filter((e) => e.from === 'api/main.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
+  const main = edges.filter((e) => e.from === 'server/main.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
   t.ok(main.includes('engine/store/sqlite-store.ts'), 'a value import')
   t.ok(main.includes('engine/store/port.ts (type)'), 'a type import')
   t.ok(main.includes('engine/log/kafka-log.ts'), 'a dynamic import()')
+})
+
+t.test('nothing imports the process shell (server/)', async (t) => {
+  t.same(Object.entries(RULES).filter(([, r]) => r.may.includes('server') || (r.types ?? []).includes('server')).map(([f]) => f), [], 'no rule lets a folder import server/')
+  const into = edges.filter(local).filter((e) => folderOf(e.to) === 'server' && folderOf(e.from) !== 'server' && !OUTSIDE.has(folderOf(e.from)!))
+  t.same(into.map((e) => `${e.from}:${e.line}`), [], 'no platform file imports server/')
 })
 
 t.test('every top-level folder has a rule', async (t) => {
@@ -78,7 +87,7 @@ t.test('no import cycles', async (t) => {
 
 t.test('the cycle check fails on a cycle (the app.ts <-> route plugin knot of issue 15, item 10)', async (t) => {
   const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly, line: 1 })
-  const knot = [edge('api/main.ts', 'api/app.ts'), edge('api/app.ts', 'api/routes/users.ts'), edge('api/routes/users.ts', 'api/app.ts', true)]
+  const knot = [edge('server/main.ts', 'api/app.ts'), edge('api/app.ts', 'api/routes/users.ts'), edge('api/routes/users.ts', 'api/app.ts', true)]
   t.same(cycles(knot), [['api/app.ts', 'api/routes/users.ts']], 'a type-only import back to app.ts closes a cycle')
   t.same(cycles(knot.filter((e) => !e.typeOnly)), [], 'the run-time imports alone have none')
   t.same(cycles([edge('api/x.ts', 'api/x.ts')]), [['api/x.ts']], 'a file importing itself')

@@ -65,7 +65,7 @@ export interface Config {
     /** Largest MQTT packet after login, bytes (LINTEL_MQTT_MAX_PACKET_KB, default 1024 KiB). */
     maxPacketBytes: number
   }
-  /** Document storage (api/blobs-config.ts); undefined: documents are not served. */
+  /** Document storage (server/blobs-config.ts); undefined: documents are not served. */
   blobs?: BlobConfig
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string

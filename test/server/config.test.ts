@@ -1,7 +1,7 @@
 import t from 'tap'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadConfig } from '../../api/config.ts'
+import { loadConfig } from '../../server/config.ts'
 
 t.test('defaults', async (t) => {
   const c = loadConfig({})

@@ -37,14 +37,14 @@ import { Documents } from '../engine/blobs/documents.ts'
 import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
 import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
 import { clusterPublisher, forwardSetpointAnswers, listenSetpointAnswers } from '../ingest/mqtt/setpoint-relay.ts'
-import { buildApp } from './app.ts'
+import { buildApp } from '../api/app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
-import { canAccessDatapoint } from './permissions.ts'
+import { canAccessDatapoint } from '../api/permissions.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import { checkHost, checkPortsFree, listenProblem, StartupError } from './preflight.ts'
-import { adminEndpoints } from './registry.ts'
+import { adminEndpoints } from '../api/registry.ts'
 
 async function openStore(config: Config, logger: Logger): Promise<TimeseriesStore> {
   if (config.store === 'questdb') {

@@ -16,7 +16,8 @@ export interface LocalTime {
   day: number
 }
 
-export interface Clock {
+/** Local wall-clock reading of instants in one zone (one per zone; it caches offsets). */
+export interface ZoneCalendar {
   at(time: number): LocalTime
   /** The instant (µs) of local midnight starting local day `day` (see LocalTime.day). */
   midnight(day: number): number
@@ -26,7 +27,7 @@ export function isValidZone(zone: string): boolean {
   return IANAZone.isValidZone(zone)
 }
 
-export function clock(zone: string): Clock {
+export function zoneCalendar(zone: string): ZoneCalendar {
   const z = IANAZone.create(zone)
   // Per UTC day: one offset when the day starts and ends with the same offset (all days
   // but the DST changes), else per hour (offsets change on the hour in practice).

@@ -1,7 +1,7 @@
 // Local time of the analysis clock against luxon's own conversion, across both DST changes.
 import t from 'tap'
 import { DateTime } from 'luxon'
-import { clock } from '../../../engine/analytics/clock.ts'
+import { zoneCalendar as clock } from '../../core/clock/zone.ts'
 
 t.test('local time and midnights in Europe/Berlin and UTC', async (t) => {
   for (const zone of ['Europe/Berlin', 'UTC', 'America/New_York']) {

@@ -234,11 +234,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }) })
     // Objects of spaces whose project or company was deleted (the operator's CLI deletes
     // companies without the storage): removed at start and every 10 minutes.
-    const sweep = () => { documents!.sweep().catch((err) => logger.warn({ err }, 'documents: sweep failed')) }
-    sweep()
-    const timer = setInterval(sweep, 10 * 60_000)
-    timer.unref()
-    closers.push(() => clearInterval(timer))
+    closers.push(documents.sweepEvery(10 * 60_000))
   }
   if (roles.has('api')) {
     const spoolDir = join(config.dataDir, 'spool')

@@ -188,7 +188,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     caFile = tls.certPath
     broker = await startBroker({
       catalog, resolver, ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
-      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, datapointAccess: canAccessDatapoint,
+      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, preAuth: config.mqtt.preAuth, datapointAccess: canAccessDatapoint,
       listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
     })
   }

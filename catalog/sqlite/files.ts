@@ -91,10 +91,14 @@ export class FileSpaces {
   async delete(s: Space, path: string): Promise<string[]> {
     const key = spaceKey(s)
     return this.db.transaction(() => {
-      const prefix = `${likeEscaped(path)}/%`
-      const rows = this.sql(`SELECT object_key FROM files WHERE space = ? AND (path = ? OR path LIKE ? ESCAPE '\\')`).pluck().all(key, path, prefix) as string[]
+      // The folder's files by a range of the BINARY collation ('x/' <= p < 'x0', '0' being the
+      // character after '/'), never LIKE: SQLite's LIKE ignores ASCII case, so deleting `CASE`
+      // took `Case` and `case` with it (issue 29).
+      const inFolder = 'space = ? AND (path = ? OR (path >= ? AND path < ?))'
+      const args = [key, path, `${path}/`, `${path}0`]
+      const rows = this.sql(`SELECT object_key FROM files WHERE ${inFolder}`).pluck().all(...args) as string[]
       if (rows.length === 0) throw new NotFoundError(`File or folder '${path}' not found in the file space of ${spaceName(s)}`)
-      this.sql(`DELETE FROM files WHERE space = ? AND (path = ? OR path LIKE ? ESCAPE '\\')`).run(key, path, prefix)
+      this.sql(`DELETE FROM files WHERE ${inFolder}`).run(...args)
       return rows
     }).immediate()
   }

@@ -1,4 +1,4 @@
-// The alert runtime with its notifier, as the composition root wires it (api/main.ts): the
+// The alert runtime with its notifier, as the composition root wires it (server/main.ts): the
 // webhook and log adapters of the notification port over the catalog's durable outbox.
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'

@@ -37,14 +37,14 @@ import { Documents } from '../engine/blobs/documents.ts'
 import { openBlobStore, type BlobStore } from '../engine/blobs/index.ts'
 import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
 import { clusterPublisher, forwardSetpointAnswers, listenSetpointAnswers } from '../ingest/mqtt/setpoint-relay.ts'
-import { buildApp } from './app.ts'
+import { buildApp } from '../api/app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
-import { canAccessDatapoint } from './permissions.ts'
+import { canAccessDatapoint } from '../api/permissions.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import { checkHost, checkPortsFree, listenProblem, StartupError } from './preflight.ts'
-import { adminEndpoints } from './registry.ts'
+import { adminEndpoints } from '../api/registry.ts'
 
 async function openStore(config: Config, logger: Logger): Promise<TimeseriesStore> {
   if (config.store === 'questdb') {
@@ -188,7 +188,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     caFile = tls.certPath
     broker = await startBroker({
       catalog, resolver, ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
-      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, datapointAccess: canAccessDatapoint,
+      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, preAuth: config.mqtt.preAuth, datapointAccess: canAccessDatapoint,
       listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
     })
   }

@@ -1,4 +1,4 @@
-// Configuration of the document storage (issue 10), read by api/config.ts:
+// Configuration of the document storage (issue 10), read by server/config.ts:
 //   LINTEL_BLOBS        fs (files under <data>/files, links served by the storage listener)
 //                       or s3 (any S3-compatible storage); default fs in one process, and no
 //                       documents when roles are split over processes (no shared disk) unless s3

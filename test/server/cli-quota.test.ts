@@ -1,7 +1,7 @@
 // `lintel quota show|set`: the operator's quotas reach the API's quota record.
 import t from 'tap'
-import { runCli } from '../../api/cli.ts'
-import { parseSize } from '../../api/cli-quota.ts'
+import { runCli } from '../../server/cli.ts'
+import { parseSize } from '../../server/cli-quota.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
 

@@ -13,7 +13,7 @@ import { LintelError } from '../core/errors.ts'
 import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
-import { adminEndpoints } from './registry.ts'
+import { adminEndpoints } from '../api/registry.ts'
 import { QUOTA_USAGE, QuotaUsageError, quotaCommand } from './cli-quota.ts'
 
 const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./data)

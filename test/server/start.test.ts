@@ -12,7 +12,7 @@ import { join } from 'node:path'
 
 interface Server { out: () => string; stop: () => Promise<void>; port: number; child: ChildProcess }
 
-function startServer(env: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', 'api/main.ts']): Promise<Server> {
+function startServer(env: Record<string, string>, command: string[] = [process.execPath, '--import', 'tsx', 'server/main.ts']): Promise<Server> {
   const child = spawn(command[0], command.slice(1), { env: { ...process.env, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'info', ...env } })
   let out = ''
   return new Promise((resolve, reject) => {
@@ -64,7 +64,7 @@ t.test('first start from configuration', async (t) => {
 })
 
 t.test('a wrong value stops the start with a clear message', async (t) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], { env: { ...process.env, LINTEL_HTTP_PORT: 'x' } })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, LINTEL_HTTP_PORT: 'x' } })
   let err = ''
   child.stderr.on('data', (d) => { err += d })
   const [code] = await once(child, 'exit')
@@ -74,7 +74,7 @@ t.test('a wrong value stops the start with a clear message', async (t) => {
 
 /** Runs main.ts to its exit: code, stderr and stdout. */
 async function failedStart(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], { env: { ...process.env, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', ...env } })
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { env: { ...process.env, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', ...env } })
   let err = ''
   let out = ''
   child.stderr.on('data', (d) => { err += d })

@@ -4,7 +4,7 @@
 // pid and the process start time; a second server finds it and refuses, naming the pid.
 // A lock left behind by `kill -9` does not block: its pid is no longer alive, or (pid
 // reused by another process) the start time differs, and the next server takes it over.
-// The operator tool (api/cli.ts) never takes the lock: it works beside a running server
+// The operator tool (server/cli.ts) never takes the lock: it works beside a running server
 // (SQLite WAL, busy timeout).
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,7 +1,7 @@
-// Configuration of the document storage (api/blobs-config.ts): defaults, S3 settings, and
+// Configuration of the document storage (server/blobs-config.ts): defaults, S3 settings, and
 // every wrong value named.
 import t from 'tap'
-import { loadConfig } from '../../api/config.ts'
+import { loadConfig } from '../../server/config.ts'
 
 const SPLIT = { LINTEL_ROLES: 'api', LINTEL_LOG: 'kafka', LINTEL_KAFKA_BROKERS: '127.0.0.1:1', LINTEL_STORE: 'questdb', LINTEL_QUESTDB: 'http://127.0.0.1:1' }
 

@@ -48,7 +48,7 @@ async function startRole(base: string, catalogUrl: string, roles: string, nodeId
   const extra = roles === 'worker' ? { LINTEL_LOG_LEVEL: 'info' } : {}
   const env: NodeJS.ProcessEnv = { ...process.env, ...SCALED, ...extra, LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: catalogUrl, LINTEL_DATA_DIR: join(base, nodeId), LINTEL_ROLES: roles, LINTEL_NODE_ID: nodeId }
   delete env.LINTEL_CATALOG_DIR
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -64,6 +64,13 @@ export interface Config {
     keyFile?: string
     /** Largest MQTT packet after login, bytes (LINTEL_MQTT_MAX_PACKET_KB, default 1024 KiB). */
     maxPacketBytes: number
+    /**
+     * Connections not logged in yet (ingest/mqtt/pre-auth.ts, issue 29 item 2): largest packet and
+     * WebSocket frame (LINTEL_MQTT_PREAUTH_PACKET_KB, default 64), how many in the process
+     * (LINTEL_MQTT_PREAUTH_MAX, 500) and from one address (LINTEL_MQTT_PREAUTH_PER_ADDRESS, 50),
+     * time to log in (LINTEL_MQTT_PREAUTH_SECONDS, 10).
+     */
+    preAuth: { packetBytes: number; maxConnections: number; maxPerAddress: number; timeoutMs: number }
   }
   /** Document storage (server/blobs-config.ts); undefined: documents are not served. */
   blobs?: BlobConfig
@@ -110,7 +117,7 @@ export function loadConfig(env: Source = process.env): Config {
     vdpDefaultEnabled: true,
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],
-    mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
+    mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024, preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }
   if (source.LINTEL_COMPONENTS_DIR !== undefined) config.componentsDir = source.LINTEL_COMPONENTS_DIR
@@ -169,7 +176,15 @@ export function loadConfig(env: Source = process.env): Config {
     certFile, keyFile,
     // Before login the broker accepts 64 KiB per packet whatever this says (issue 9, item 2).
     maxPacketBytes: int('LINTEL_MQTT_MAX_PACKET_KB', 1024, 1, 64 * 1024) * 1024,
+    preAuth: {
+      packetBytes: int('LINTEL_MQTT_PREAUTH_PACKET_KB', 64, 1, 1024) * 1024,
+      maxConnections: int('LINTEL_MQTT_PREAUTH_MAX', 500, 1, 1_000_000),
+      maxPerAddress: int('LINTEL_MQTT_PREAUTH_PER_ADDRESS', 50, 1, 1_000_000),
+      timeoutMs: int('LINTEL_MQTT_PREAUTH_SECONDS', 10, 1, 3600) * 1000,
+    },
   }
+  if (source.LINTEL_MQTT_PREAUTH_PACKET_KB === undefined) config.mqtt.preAuth.packetBytes = Math.min(config.mqtt.preAuth.packetBytes, config.mqtt.maxPacketBytes)
+  else if (config.mqtt.preAuth.packetBytes > config.mqtt.maxPacketBytes) problems.push(`LINTEL_MQTT_PREAUTH_PACKET_KB (${config.mqtt.preAuth.packetBytes / 1024}) must not exceed LINTEL_MQTT_MAX_PACKET_KB (${config.mqtt.maxPacketBytes / 1024})`)
   if (!LOG_LEVELS.includes(config.logLevel)) problems.push(`LINTEL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got '${config.logLevel}'`)
 
   const boot = ['LINTEL_COMPANY_NAME', 'LINTEL_ADMIN_EMAIL', 'LINTEL_ADMIN_PASSWORD'].map((k) => source[k])

@@ -62,3 +62,16 @@ export const systemClock: Clock = {
     return systemClock.at(fn, systemClock.now() + Math.max(0, delayUs))
   },
 }
+
+/**
+ * Milliseconds of the clock, for code whose stored state and settings count in ms (alert
+ * grace periods and back-offs, setpoint deadlines, document links): floor(now() / 1000).
+ */
+export function nowMs(clock: Clock): number {
+  return Math.floor(clock.now() / MICROS_PER_MS)
+}
+
+/** A timer `ms` milliseconds from now (see nowMs). */
+export function afterMs(clock: Clock, fn: () => void, ms: number): Cancel {
+  return clock.after(fn, ms * MICROS_PER_MS)
+}

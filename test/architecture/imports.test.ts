@@ -78,6 +78,23 @@ t.test('imports between folders point the way DESIGN.md draws', async (t) => {
   t.comment(`known exceptions: ${[...KNOWN].filter((k) => found.has(k)).length}`)
 })
 
+t.test('the catalog port stands below both adapters (issue 30 item 6)', async (t) => {
+  // catalog/*.ts: the port, records and pure rules; catalog/sqlite/ and catalog/postgres/ the
+  // adapters. Only catalog/index.ts, which opens the configured one, names both.
+  const adapterOf = (path: string) => /^catalog\/(sqlite|postgres)\//.exec(path)?.[1]
+  const bad = edges.filter(local).filter((e) => {
+    if (!e.from.startsWith('catalog/') || !e.to.startsWith('catalog/')) return false
+    const from = adapterOf(e.from)
+    const to = adapterOf(e.to)
+    if (to === undefined || from === to) return false
+    return from !== undefined || e.from !== 'catalog/index.ts'
+  }).map((e) => `${e.from}:${e.line} imports ${e.to}`)
+  t.same(bad, [], 'no adapter imports the other, and the port and rules import neither')
+  const drivers = edges.filter((e) => /^catalog\/[^/]+\.ts$/.test(e.from) && ['better-sqlite3', 'pg'].includes(e.to)).map((e) => `${e.from}:${e.line} imports ${e.to}`)
+  t.same(drivers, [], 'the port and rules name no driver')
+  t.ok(files.some((f) => f.startsWith('catalog/sqlite/')) && files.some((f) => f.startsWith('catalog/postgres/')), 'both adapter folders are read')
+})
+
 t.test('no import cycles', async (t) => {
   const inside = edges.filter(local)
   t.same(cycles(inside.filter((e) => !e.typeOnly)), [], 'no cycle of run-time imports')

@@ -13,7 +13,8 @@ t.test('defaults', async (t) => {
     dataDir: './data', catalogDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true, webhookAllow: [], vdpLatenessSeconds: 3600,
-    mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
+    mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024,
+      preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
   })
 })
@@ -25,6 +26,15 @@ t.test('every wrong value is named with what was expected', async (t) => {
   t.throws(() => loadConfig({ LINTEL_COMPANY_NAME: 'Acme' }), { message: /must be given together/ })
   t.throws(() => loadConfig({ LINTEL_COMPANY_NAME: 'Acme', LINTEL_ADMIN_EMAIL: 'nope', LINTEL_ADMIN_PASSWORD: 'short' }),
     { message: /LINTEL_ADMIN_EMAIL must be an email address, got 'nope'\n {2}- LINTEL_ADMIN_PASSWORD must be at least 8 characters/ })
+})
+
+t.test('pre-login MQTT bounds (issue 29 item 2): settings, ranges, and no more than the after-login packet size', async (t) => {
+  t.same(loadConfig({ LINTEL_MQTT_PREAUTH_PACKET_KB: '16', LINTEL_MQTT_PREAUTH_MAX: '100', LINTEL_MQTT_PREAUTH_PER_ADDRESS: '5', LINTEL_MQTT_PREAUTH_SECONDS: '3' }).mqtt.preAuth,
+    { packetBytes: 16 * 1024, maxConnections: 100, maxPerAddress: 5, timeoutMs: 3000 })
+  t.equal(loadConfig({ LINTEL_MQTT_MAX_PACKET_KB: '32' }).mqtt.preAuth.packetBytes, 32 * 1024, 'the default never exceeds the after-login limit')
+  t.throws(() => loadConfig({ LINTEL_MQTT_MAX_PACKET_KB: '32', LINTEL_MQTT_PREAUTH_PACKET_KB: '64' }), { message: /LINTEL_MQTT_PREAUTH_PACKET_KB \(64\) must not exceed LINTEL_MQTT_MAX_PACKET_KB \(32\)/ })
+  t.throws(() => loadConfig({ LINTEL_MQTT_PREAUTH_SECONDS: '0' }), { message: /LINTEL_MQTT_PREAUTH_SECONDS must be an integer from 1 to 3600, got '0'/ })
+  t.throws(() => loadConfig({ LINTEL_MQTT_PREAUTH_MAX: 'many' }), { message: /LINTEL_MQTT_PREAUTH_MAX must be an integer from 1 to 1000000, got 'many'/ })
 })
 
 t.test('roles and scaled-mode adapters: wrong combinations are refused at start', async (t) => {

@@ -10,17 +10,17 @@
 // they never see uncommitted writes). Between processes PostgreSQL's locks order the writers.
 // Change notifications: LISTEN/NOTIFY (catalog/postgres/changes.ts).
 import pg from 'pg'
-import { announcingChanges } from './changes.ts'
-import { Gate } from './gate.ts'
-import { createCompanyWithAdmin } from './units.ts'
-import type { CatalogPort, ChangesPort } from './port.ts'
-import type { AdminEndpoints } from './types.ts'
-import { PgChanges } from './postgres/changes.ts'
-import { alerts, datapoints, entityTags, exchangeRates, files, seriesTags, setpoints, virtualDatapoints } from './postgres/data.ts'
-import { analytics, componentsInProject } from './postgres/analysis.ts'
-import { migrate } from './postgres/migrations.ts'
-import { companies, mqttAccounts, projects, roles, tokens, users } from './postgres/org.ts'
-import { ClientSql, PoolSql, types, type Sql } from './postgres/sql.ts'
+import { announcingChanges } from '../changes.ts'
+import { Gate } from '../gate.ts'
+import { createCompanyWithAdmin } from '../units.ts'
+import type { CatalogPort, ChangesPort } from '../port.ts'
+import type { AdminEndpoints } from '../types.ts'
+import { PgChanges } from './changes.ts'
+import { alerts, datapoints, entityTags, exchangeRates, files, seriesTags, setpoints, virtualDatapoints } from './data.ts'
+import { analytics, componentsInProject } from './analysis.ts'
+import { migrate } from './migrations.ts'
+import { companies, mqttAccounts, projects, roles, tokens, users } from './org.ts'
+import { ClientSql, PoolSql, types, type Sql } from './sql.ts'
 
 export interface PostgresCatalogOptions {
   /** Whether new projects are enabled for virtual datapoints (configuration; default true). */

@@ -1,7 +1,7 @@
 // Versioned schema migrations of the catalog. Each entry runs once, in order, inside a
 // transaction; PRAGMA user_version records the last applied version. Append, never edit.
 // An entry is SQL text, or a function for rebuilds of tables: functions run with foreign
-// keys OFF and a foreign_key_check before COMMIT (catalog/db.ts, migrate()).
+// keys OFF and a foreign_key_check before COMMIT (catalog/sqlite/db.ts, migrate()).
 import type Database from 'better-sqlite3'
 
 export type Migration = string | ((db: Database.Database) => void)

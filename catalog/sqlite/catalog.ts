@@ -1,6 +1,6 @@
 // The SQLite adapter of the catalog port (catalog/port.ts), the catalog of the embedded mode.
 // Promise-returning over a synchronous driver, as Signal K server's store (STYLE.md): the
-// repositories in catalog/*.ts stay synchronous better-sqlite3 code (each method runs to the
+// repositories in catalog/sqlite/*.ts stay synchronous better-sqlite3 code (each method runs to the
 // end in one tick, so it is atomic on its own), and this module gives each of them a port
 // whose methods run it behind a gate.
 //
@@ -29,11 +29,12 @@ import { Setpoints } from './setpoints.ts'
 import { Tokens } from './tokens.ts'
 import { Users } from './users.ts'
 import { VirtualDatapoints } from './virtual-datapoints.ts'
-import type { CatalogPort, ChangePayload, ChangesPort } from './port.ts'
-import { Gate } from './gate.ts'
-import { createCompanyWithAdmin } from './units.ts'
-import { announcingChanges, LocalChanges } from './changes.ts'
-import type { AdminEndpoints } from './types.ts'
+import type { CatalogPort, ChangePayload, ChangesPort } from '../port.ts'
+import { Gate } from '../gate.ts'
+import { createCompanyWithAdmin } from '../units.ts'
+import { announcingChanges } from '../changes.ts'
+import { LocalChanges } from './changes.ts'
+import type { AdminEndpoints } from '../types.ts'
 
 export interface SqliteCatalogOptions {
   /** Whether new projects are enabled for virtual datapoints (configuration; default true). */

@@ -1,6 +1,6 @@
 // Opens the catalog database (SQLite, WAL) and applies pending migrations.
 import type BetterSqlite3 from 'better-sqlite3'
-import { Database } from '../core/sqlite-driver.ts'
+import { Database } from '../../core/sqlite-driver.ts'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { migrations } from './migrations.ts'

@@ -106,6 +106,12 @@ export class TooManyRequestsError extends LintelError {
   }
 }
 
+/** 415: the body's media type or content coding is not one the endpoint reads (e.g. Content-Encoding: gzip). */
+export class UnsupportedMediaTypeError extends LintelError {
+  override readonly code = 'UNSUPPORTED_MEDIA_TYPE'
+  override readonly status = 415
+}
+
 /** 503: overloaded (a bounded queue is full); the client should retry later. */
 export class OverloadedError extends LintelError {
   constructor (message: string, code?: CodeOrOptions<CodeOf<503>>, options?: ErrorOptions) { super(message, code, options, 'OVERLOADED') }
@@ -113,5 +119,5 @@ export class OverloadedError extends LintelError {
 
 export const errorClasses = [
   InvalidInputError, AuthenticationError, ForbiddenError, NotFoundError,
-  ConflictError, TooLargeError, TooManyRequestsError, OverloadedError,
+  ConflictError, TooLargeError, TooManyRequestsError, OverloadedError, UnsupportedMediaTypeError,
 ] as const

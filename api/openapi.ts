@@ -11,6 +11,7 @@
 import type { RouteOptions } from 'fastify'
 import type { SwaggerOptions } from '@fastify/swagger'
 import { endpoint } from './registry.ts'
+import { restoreCallbackSummaries } from './routes/alert-notification-doc.ts'
 import { Failure } from './schemas.ts'
 
 /** Statuses only some endpoints answer, beyond those every route of its scope answers. */
@@ -112,6 +113,11 @@ export const swaggerOptions: SwaggerOptions = {
       },
     },
     security: [{ basic: [] }, { bearer: [] }],
+  },
+  transformObject: (documentObject) => {
+    const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject
+    restoreCallbackSummaries(doc as never)
+    return doc
   },
   transform: ({ schema, url }) => {
     const s = schema as unknown as Record<string, unknown> | undefined

@@ -339,6 +339,10 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.same((await c.files.delete(ps, 'a')).sort(), ['k-a/x_1.txt-90', 'k-a/y%.txt-10'], 'a folder')
     await t.rejects(c.files.delete(ps, 'a'), E(404))
     t.same(await c.files.delete(cs, 'a'), ['k-a-1'], 'a file')
+    for (const p of ['CASE/a', 'Case/b', 'case/c', 'CASE.txt', 'CASEX/d', 'CASE/sub/e']) await c.files.commit(cs, 'create', f(p, 1), 1006)
+    t.same((await c.files.delete(cs, 'CASE')).sort(), ['k-CASE/a-1', 'k-CASE/sub/e-1'], 'a folder by its exact name, case included (issue 29)')
+    t.same((await c.files.list(cs, { page: 1, perPage: 9 })).items.map((x) => x.path).sort(), ['CASE.txt', 'CASEX/d', 'Case/b', 'case/c'])
+    await t.rejects(c.files.delete(cs, 'CASE'), E(404))
     const p2 = (await c.projects.create(company.id, { name: 'Q' }, null)).project
     await c.projects.delete(p2.id)
     t.same(await c.files.orphans([`c${company.id}`, `p${project.id}`, `p${p2.id}`, 'other', 'c999999']), [`p${p2.id}`, 'c999999'])

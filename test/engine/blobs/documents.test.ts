@@ -55,3 +55,27 @@ t.test('a client gone mid-upload: no file, no object, no use', async (t) => {
   t.same(await catalog.files.usage(space), { files: 0, space_bytes: 0 })
   t.same(await inner.listPrefixes(), [], 'no object was written')
 })
+
+t.test('a download link works until the millisecond before valid_until and not at it (one clock for the link and the storage)', async (t) => {
+  const catalog = Catalog.open(':memory:', adminEndpoints)
+  const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'acme-pass-1' })
+  const space = { kind: 'company', companyId: company.id } as const
+  // The time source the link check uses, moved by the test (not by waiting).
+  let now = Date.UTC(2026, 0, 1, 12, 0, 0, 250)
+  const inner = await openFsBlobStore({ dir: t.testdir(), host: '127.0.0.1', port: 0, now: () => now })
+  t.teardown(async () => { await inner.close(); catalog.close() })
+  const docs = new Documents(catalog.files, inner, { now: () => now })
+  await docs.upload(space, 'create', 'plan.pdf', chunked(Buffer.from('the plan')))
+  const asked = now
+  const link = await docs.link(space, 'plan.pdf', 60)
+  const validUntil = Date.parse(link.valid_until)
+  t.ok(validUntil > asked + 59_000 && validUntil <= asked + 60_000, `valid_until ${link.valid_until} is 60 s after the request, at most`)
+  now = validUntil - 1
+  const before = await fetch(link.download_link)
+  t.equal(before.status, 200, 'the link works 1 ms before valid_until')
+  t.equal(await before.text(), 'the plan')
+  now = validUntil
+  const at = await fetch(link.download_link)
+  t.equal(at.status, 403, 'the link stops working at valid_until, not later')
+  t.match(await at.text(), /Request has expired/)
+})

@@ -11,10 +11,10 @@ type Live = Awaited<ReturnType<typeof livePlatform>>
 const T = 1_700_000_000_000_000_000n
 
 /** A TLS connection that completed its handshake, from a chosen loopback address. */
-async function rawTls(live: Live, port: number, localAddress = '127.0.0.1'): Promise<TLSSocket & { closed: Promise<void> }> {
-  const s = tlsConnect({ host: '127.0.0.1', port, ca: live.ca, servername: 'localhost', localAddress } as ConnectionOptions) as TLSSocket & { closed: Promise<void> }
+async function rawTls(live: Live, port: number, localAddress = '127.0.0.1'): Promise<TLSSocket & { gone: Promise<void> }> {
+  const s = tlsConnect({ host: '127.0.0.1', port, ca: live.ca, servername: 'localhost', localAddress } as ConnectionOptions) as TLSSocket & { gone: Promise<void> }
   s.on('error', () => {})
-  s.closed = new Promise<void>((resolve) => s.once('close', () => resolve()))
+  s.gone = new Promise<void>((resolve) => s.once('close', () => resolve()))
   await once(s, 'secureConnect')
   return s
 }
@@ -37,17 +37,17 @@ function frameHeader(length: number): Buffer {
 }
 
 /** Streams up to `max` bytes until the server closes; how much was written and how long it took. */
-async function streamUntilClosed(s: TLSSocket & { closed: Promise<void> }, max: number) {
+async function streamUntilClosed(s: TLSSocket & { gone: Promise<void> }, max: number) {
   const started = Date.now()
   const chunk = Buffer.alloc(64 * 1024, 0x41)
   let written = 0
   let closed = false
-  void s.closed.then(() => { closed = true })
+  void s.gone.then(() => { closed = true })
   while (!closed && written < max) {
     written += chunk.length
-    if (!s.write(chunk)) await Promise.race([once(s, 'drain'), s.closed])
+    if (!s.write(chunk)) await Promise.race([once(s, 'drain'), s.gone])
   }
-  await s.closed
+  await s.gone
   return { written, ms: Date.now() - started }
 }
 
@@ -84,11 +84,11 @@ t.test('connections not logged in are bounded in number, per address and in tota
   const idle = [await rawTls(live, tls, '127.0.0.2'), await rawTls(live, tls, '127.0.0.2')]
   const third = await rawTls(live, tls, '127.0.0.2')
   await waitFor(() => refused() === 1, { what: 'a third idle connection from one address to be refused' })
-  await third.closed
+  await third.gone
   idle.push(await rawTls(live, tls, '127.0.0.3'))
   const fourth = await rawTls(live, tls, '127.0.0.4')
   await waitFor(() => refused() === 2, { what: 'a fourth idle connection in all to be refused' })
-  await fourth.closed
+  await fourth.gone
   await t.rejects(live.connect(dev, { via: 'ws' }), 'while the gate is full, a new connection (any transport) is closed before its CONNECT')
   t.equal(refused(), 3)
   for (const s of idle) s.destroy()
@@ -103,7 +103,7 @@ t.test('a connection must log in within the pre-login time limit', async (t) => 
   const partial = await rawTls(live, live.platform.broker.ports.tls)
   partial.write(Buffer.from([0x10, 0x80, 0x01])) // a CONNECT declaring 128 bytes, body never sent
   const started = Date.now()
-  await Promise.all([idle.closed, partial.closed])
+  await Promise.all([idle.gone, partial.gone])
   t.ok(Date.now() - started < 10_000, `both closed after ${Date.now() - started} ms`)
   t.equal(live.platform.broker.metrics().connections_preauth_timeout, 2)
 })

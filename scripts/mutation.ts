@@ -37,7 +37,7 @@ const run = (m: Module, tempDirName: string) => new Stryker({
   reporters: process.env.STRYKER_REPORT ? ['clear-text'] : [],
   tempDirName,
   // Only what the tests load: the sandbox is a copy of the project without these.
-  ignorePatterns: ['bench', 'var', 'docs', '*.log', '.stryker-tmp'],
+  ignorePatterns: ['bench', 'var', 'docs', '*.log', '.stryker-tmp', '.tap', 'coverage'],
   // A mutant that makes a test hang (a wait that never ends) counts as killed after this.
   timeoutMS: 20_000,
   // Type errors a mutant introduces do not matter here: tsx strips types.

@@ -3,7 +3,7 @@
 // observation is checked before anything is stored (all-or-nothing per request).
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { InvalidInputError } from '../core/errors.ts'
-import { identifierProblem } from '../core/identifier.ts'
+import { identifierProblem, quoteIdentifier } from '../core/identifier.ts'
 import { parseTimestamp } from '../core/timestamp.ts'
 
 export interface IdentifiedObservation { id: string; time: number; value: number }
@@ -70,6 +70,8 @@ function validateEntry(id: string, list: unknown, out: IdentifiedObservation[]):
     const time = parseTimestamp(o.time)
     if (time === undefined) throw new InvalidInputError(`Observation ${i} of '${id}': cannot parse time '${o.time}'`)
     if (typeof o.value !== 'number' || !Number.isFinite(o.value)) throw new InvalidInputError(`Observation ${i} of '${id}': value must be a finite number`)
+    // Unknown fields are refused (README: a misspelt field must not pass for a missing one).
+    for (const k in o) if (k !== 'time' && k !== 'value') throw new InvalidInputError(`Observation ${i} of '${id}': unknown field ${quoteIdentifier(k)} (only time and value)`)
     out.push({ id, time, value: o.value })
   }
 }

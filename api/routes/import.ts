@@ -11,9 +11,10 @@ import { importAbort, importContinue } from '../../ingest/csv-import-job.ts'
 import { ImportWriter } from '../../ingest/import-writer.ts'
 import type { RouteContext } from '../route-context.ts'
 import { done } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
+import { multipartInputError, oneFile } from '../multipart-input.ts'
 
 const ImportResult = Type.Object({
   total_lines_success: Type.Integer(),
@@ -26,30 +27,37 @@ const ImportResult = Type.Object({
 export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: number; spoolDir?: string }> = async (base, ctx) => {
   await base.register(multipart, { limits: { fileSize: ctx.uploadLimit, files: 1, fields: 10, parts: 12 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const access = new DatapointAccess(ctx.catalog)
 
   /** One upload: the same for both endpoints, with the format from the query or the path. */
   const upload = async (req: FastifyRequest, reply: FastifyReply, endpointNo: 51 | 53, format: string, onError: 'abort' | 'continue') => {
     if (format !== 'csv') throw new InvalidInputError(`Unsupported format '${format}': only csv is accepted`)
     if (!req.isMultipart()) throw new InvalidInputError('The upload must be multipart/form-data with the CSV file in the form field import_file')
-    const part = await req.file()
+    const { part, rest } = await oneFile(req, 'import_file')
     if (!part || part.fieldname !== 'import_file') {
       part?.file.resume()
       throw new InvalidInputError('The CSV file must be sent in the form field import_file')
     }
-    const filter = req.permissions.datapointFilter(endpointNo, req.project.id)
-    const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
+    // The form ends after the file: a second file is refused before the last batch is stored
+    // (a file of up to 50,000 rows stores nothing; on_error=abort never stores before the end).
+    const file = part.file
+    async function* input(): AsyncGenerator<Buffer> {
+      yield* file
+      await rest()
+    }
+    const canWrite = access.test(req, endpointNo, 'write')
     const job = {
-      projectId: req.project.id, input: part.file, log: req.log, spoolDir: ctx.spoolDir,
+      projectId: req.project.id, input: input(), log: req.log, spoolDir: ctx.spoolDir,
       writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
     }
     try {
       const result = onError === 'abort' ? await importAbort(job) : await importContinue(job)
-      if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
+      if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`, 'UPLOAD_TOO_LARGE')
       return done(reply, result)
     } catch (err) {
       part.file.resume() // drain the rest of an aborted upload so the connection ends cleanly
-      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
-      throw err
+      // Over the upload limit (FST_REQ_FILE_TOO_LARGE): 413 UPLOAD_TOO_LARGE by api/error-handler.ts, naming uploadLimitBytes.
+      throw multipartInputError(err, 'import_file')
     }
   }
   const OnError = Type.Union([Type.Literal('abort'), Type.Literal('continue')])
@@ -57,7 +65,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
 
   app.route({
     ...at(51),
-    config: { endpoint: 51, operation: '' },
+    config: { endpoint: 51, operation: '', uploadLimitBytes: ctx.uploadLimit },
     schema: {
       params: ProjectParams,
       querystring: Type.Object({ format: Type.String({ description: 'only csv' }), on_error: OnError }, { additionalProperties: false }),
@@ -68,7 +76,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
   })
   app.route({
     ...at(53),
-    config: { endpoint: 53, operation: '' },
+    config: { endpoint: 53, operation: '', uploadLimitBytes: ctx.uploadLimit },
     schema: {
       params: Type.Object({ project_id: Id, format: Type.String({ description: 'only csv' }) }),
       querystring: Type.Object({ on_error: OnError }, { additionalProperties: false }),

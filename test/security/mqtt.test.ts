@@ -265,10 +265,16 @@ t.test('failed logins are throttled per username and per address; unknown userna
 
   const started = Date.now()
   const answers = await tries(10, () => 'victim')
-  t.ok(answers.every((a) => /Bad username or password/.test(a)), 'ten wrong passwords are refused')
+  // Issue 29: counted before the check, so of ten concurrent guesses from one address only
+  // the (address, username) limit of 5 is checked; the others are refused unchecked.
+  t.equal(answers.filter((a) => /Bad username or password/.test(a)).length, 5, 'five wrong passwords checked and refused')
+  t.equal(answers.filter((a) => /Not authorized/.test(a)).length, 5, 'five refused by the throttle, unchecked')
   t.ok(Date.now() - started >= 450, 'and the refusal is delayed')
-  await t.rejects(live.connect(victim), /Not authorized/, 'then even the right password is refused for this username')
-  t.equal(live.platform.broker.metrics().connections_throttled, 1)
+  await t.rejects(live.connect(victim), /Not authorized/, 'then even the right password is refused from this address (it never logged in from it)')
+  t.equal(live.platform.broker.metrics().connections_throttled, 6)
+  t.equal(live.platform.broker.metrics().connections_refused, 5)
+  await t.rejects(live.connect({ ...victim, username: 'Victim' }), /Not authorized|Bad username/, 'usernames are case-sensitive: Victim is another (unknown) name')
+  t.equal(live.platform.broker.metrics().connections_refused, 6, "'Victim' was checked: its own counters, not victim's")
 
   // Timing: unknown usernames are answered like known ones (medians within 0.5-2x).
   const time = async (user: string) => { const s = process.hrtime.bigint(); await live.connect({ username: user, password: 'wrong-password' }).catch(() => {}); return Number(process.hrtime.bigint() - s) / 1e6 }

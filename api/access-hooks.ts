@@ -44,12 +44,12 @@ export function installAccessHooks(app: FastifyInstance, catalog: Catalog, auth:
     const x = endpoint(no)
     if (x.scope === 'User') return // rule 1: operations on the caller's own record
     if (x.scope === 'Company') {
-      if (!req.permissions.allowsCompany(no)) throw new ForbiddenError(deniedText(x))
+      if (!req.permissions.allowsCompany(no)) throw new ForbiddenError(deniedText(x), 'ENDPOINT_NOT_GRANTED')
       return
     }
     const projectId = projectIdOf(req)
     req.project = await catalog.projects.getInCompany(projectId, req.caller.user.company_id)
-    if (!req.permissions.allowsProject(no, projectId)) throw new ForbiddenError(deniedText(x))
+    if (!req.permissions.allowsProject(no, projectId)) throw new ForbiddenError(deniedText(x), 'ENDPOINT_NOT_GRANTED')
   })
 }
 

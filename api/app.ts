@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     try {
       return sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }) as unknown
     } catch (err) {
-      throw new InvalidInputError(`Malformed JSON body: ${(err as Error).message}`)
+      throw new InvalidInputError(`Malformed JSON body: ${(err as Error).message}`, 'MALFORMED_JSON')
     }
   })
   // A PUT with no body at all means "change nothing" (spec: an empty body is accepted).

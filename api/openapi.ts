@@ -10,6 +10,8 @@
 // - the security schemes (HTTP Basic and bearer tokens) and a non-empty `servers`.
 import type { RouteOptions } from 'fastify'
 import type { SwaggerOptions } from '@fastify/swagger'
+import { ERROR_CATALOGUE, type ErrorCode } from '../core/errors.ts'
+import { ERROR_CODE_HEADER } from './error-handler.ts'
 import { endpoint } from './registry.ts'
 import { restoreCallbackSummaries } from './routes/alert-notification-doc.ts'
 import { Failure } from './schemas.ts'
@@ -43,7 +45,17 @@ const HEADERS: Readonly<Record<number, Record<string, unknown>>> = {
   401: { 'www-authenticate': { type: 'string', description: 'Basic realm="lintel", charset="UTF-8"' } },
   429: { 'retry-after': { type: 'integer', description: 'Seconds until a login may be tried again' } },
 }
-const failure = (status: number) => ({ description: TEXT[status], ...Failure, ...(HEADERS[status] ? { headers: HEADERS[status] } : {}) })
+/** The catalogue of error codes (core/errors.ts; docs/errors.md): the codes a failure of `status` can name. */
+export function codesOf(status: number): ErrorCode[] {
+  return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((c) => ERROR_CATALOGUE[c].status === status)
+}
+const codeHeader = (status: number) => ({
+  [ERROR_CODE_HEADER]: {
+    type: 'string', enum: codesOf(status),
+    description: 'The condition (docs/errors.md): ' + codesOf(status).map((c) => `${c}: ${ERROR_CATALOGUE[c].condition}`).join('; '),
+  },
+})
+const failure = (status: number) => ({ description: TEXT[status], ...Failure, headers: { ...HEADERS[status], ...codeHeader(status) } })
 const TEXT: Readonly<Record<number, string>> = {
   400: 'Invalid input (failure envelope)',
   401: 'No or wrong credentials (failure envelope; WWW-Authenticate: Basic)',
@@ -102,7 +114,7 @@ export const swaggerOptions: SwaggerOptions = {
     info: {
       title: 'Lintel API', version: '2.0.0',
       description: 'Building-data platform. Every route has an endpoint number (operationId endpointN) that RBAC grants refer to. ' +
-        'Failures answer {success: false, error, operation}.',
+        'Failures answer {success: false, error, operation}, with the header Lintel-Error-Code naming the condition (docs/errors.md).',
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     // Relative to where the document is served: the server answering /v2/openapi.json.

@@ -10,11 +10,11 @@
 //   granting only endpoint 10 reaches no datapoint through endpoint 52;
 // - granting (rule 3) is checked pair by pair against that same per-endpoint filter
 //   (`uncoveredPair`): a TagAuth of one role is never combined with the endpoint of another.
-import type { Datapoint, Role, TagAuth, TagAuthInput } from '../catalog/types.ts'
+import type { Role, TagAuth, TagAuthInput } from '../catalog/types.ts'
 import { InvalidInputError, ForbiddenError } from '../core/errors.ts'
 import { endpoint, isKnownEndpoint } from './registry.ts'
 
-/** Which datapoints of a project a grant reaches: all, or those matched by the TagAuths. */
+/** Which datapoints of a project a grant reaches: all, or those matched by the TagAuths (core/tag-auth.ts applies it). */
 export interface DatapointFilter { all: boolean; auths: TagAuth[] }
 
 /** What a role grants: its endpoints, each paired with its TagAuths (project role) or all datapoints (company role). */
@@ -136,15 +136,4 @@ export function validateRoleEndpoints(numbers: number[], projectRole: boolean): 
       throw new InvalidInputError(`A project role cannot grant the Company endpoint ${no} - ${x.method} ${x.path}`)
     }
   }
-}
-
-/** Whether a TagAuth names the datapoint: `key` is `dataPointID` or a tag key; `*` matches any value. */
-export function tagAuthMatches(t: TagAuth, dp: Pick<Datapoint, 'dataPointID' | 'tags'>): boolean {
-  const actual = t.key === 'dataPointID' ? dp.dataPointID : dp.tags[t.key]
-  if (actual === undefined) return false
-  return t.value === '*' || t.value === actual
-}
-
-export function canAccessDatapoint(f: DatapointFilter, dp: Pick<Datapoint, 'dataPointID' | 'tags'>, mode: 'read' | 'write'): boolean {
-  return f.all || f.auths.some((t) => t[mode] && tagAuthMatches(t, dp))
 }

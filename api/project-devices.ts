@@ -9,7 +9,7 @@
 //     nothing about equipment outside their datapoints.
 // A helper of its own so that the project route (and a paginated variant) can call it.
 import type { Catalog } from '../catalog/index.ts'
-import { canAccessDatapoint, type DatapointFilter } from './permissions.ts'
+import type { DatapointTags } from '../core/tag-auth.ts'
 import { Type } from '@sinclair/typebox'
 
 export const Device = Type.Object({
@@ -20,14 +20,15 @@ export const Device = Type.Object({
 
 export interface DeviceView { device_id: string; tags: Record<string, string>; datapoints: string[] }
 
-export async function visibleDevices(catalog: Catalog, projectId: number, filter: DatapointFilter): Promise<DeviceView[]> {
+/** `readable`: the caller's read test of endpoint 30 (api/datapoint-access.ts), `all` when it reaches every datapoint. */
+export async function visibleDevices(catalog: Catalog, projectId: number, readable: ((dp: DatapointTags) => boolean) & { all: boolean }): Promise<DeviceView[]> {
   const devices = await catalog.entityTags.devicesOfProject(projectId)
   if (devices.length === 0) return []
-  if (filter.all) return devices
-  const readable = new Set((await catalog.datapoints.listByProject(projectId)).filter((dp) => canAccessDatapoint(filter, dp, 'read')).map((dp) => dp.dataPointID))
+  if (readable.all) return devices
+  const ids = new Set((await catalog.datapoints.listByProject(projectId)).filter(readable).map((dp) => dp.dataPointID))
   const out: DeviceView[] = []
   for (const d of devices) {
-    const datapoints = d.datapoints.filter((id) => readable.has(id))
+    const datapoints = d.datapoints.filter((id) => ids.has(id))
     if (datapoints.length > 0) out.push({ ...d, datapoints })
   }
   return out

@@ -4,4 +4,5 @@ import { createHash } from 'node:crypto'
 
 export interface IssuedToken { access_token: string; token_type: 'Bearer'; expires_in: number; expires_at: string }
 
+/** What is stored of a token (both adapters): its SHA-256, base64url. */
 export const digest = (token: string): string => createHash('sha256').update(token).digest('base64url')

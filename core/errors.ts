@@ -1,45 +1,96 @@
 // Typed errors with stable codes (STYLE.md, undici's lib/core/errors.js). Every layer throws
 // these; api/error-handler.ts maps them to the failure envelope and an HTTP status in one place.
+//
+// A code names a condition, not a status: the catalogue below gives each code its status and
+// what it means, and docs/errors.md and the OpenAPI document list the same codes (a test,
+// test/core/error-catalogue.test.ts, fails when one is missing there). The classes per status
+// are conveniences: each takes the codes of its status, and without one it gives the code of
+// "any other condition of this status" (INVALID_INPUT, NOT_FOUND, ...), which stay as they were.
+
+/** Every code a Lintel error can carry, with its HTTP status and the condition it names. */
+export const ERROR_CATALOGUE = {
+  // 400
+  INVALID_INPUT: { status: 400, condition: 'A value of the request is invalid; the text names it and why' },
+  VALIDATION_FAILED: { status: 400, condition: 'A parameter or body field does not match the route schema (missing, unknown, wrong type or out of range)' },
+  MALFORMED_JSON: { status: 400, condition: 'The body is not well-formed JSON' },
+  VDP_CONFIG_INVALID: { status: 400, condition: 'The pins or parameters of a virtual datapoint are invalid; the text names the field' },
+  ALERT_CONFIG_INVALID: { status: 400, condition: 'The thresholds, throughput or notification of an alert are invalid; the text names the field' },
+  REPLAY_REFUSED: { status: 400, condition: 'The virtual datapoint cannot be replayed (a time trigger)' },
+  // 401
+  UNAUTHENTICATED: { status: 401, condition: 'No credentials, or wrong ones (answered with WWW-Authenticate)' },
+  // 403
+  FORBIDDEN: { status: 403, condition: 'Any other refusal of a grant the caller lacks (granting beyond the own permissions, a setpoint priority above the project maximum, ...)' },
+  ENDPOINT_NOT_GRANTED: { status: 403, condition: 'No role of the caller grants the endpoint: `Unauthorized access to endpoint: <number> - <METHOD> <path>`' },
+  DATAPOINT_ACCESS_DENIED: { status: 403, condition: "A datapoint the request names is not readable or writable through the endpoint's TagAuths: `No read access to datapoint '<id>'`, `No write access to datapoint '<id>'`" },
+  // 404
+  NOT_FOUND: { status: 404, condition: 'The resource is unknown, of another company, or not visible to the caller' },
+  DATAPOINT_NOT_FOUND: { status: 404, condition: "The datapoint is unknown or not readable through the endpoint's TagAuths (answered alike): `Datapoint '<id>' not found in project <n>`" },
+  ROUTE_NOT_FOUND: { status: 404, condition: 'No route has this method and path' },
+  // 409
+  CONFLICT: { status: 409, condition: 'A unique name is taken (email, MQTT username, role name, active virtual datapoint, ...), or another conflict the text names' },
+  TRANSITION_REFUSED: { status: 409, condition: "The resource's state does not allow the change (its lifecycle table)" },
+  REPLAY_BUSY: { status: 409, condition: 'A replay of the virtual datapoint is under way' },
+  // 413
+  TOO_LARGE: { status: 413, condition: 'Over a quota or a size limit' },
+  BODY_TOO_LARGE: { status: 413, condition: 'The request body is larger than the route accepts' },
+  UPLOAD_TOO_LARGE: { status: 413, condition: 'The uploaded file is larger than the upload limit' },
+  // 415
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, condition: 'The body is not of a content type the route accepts (JSON, or multipart for uploads)' },
+  // 429
+  TOO_MANY_REQUESTS: { status: 429, condition: 'Too many failed logins from this address or for this account (answered with Retry-After)' },
+  // 500
+  INTERNAL: { status: 500, condition: 'An unexpected error; the server logs it' },
+  // 503
+  OVERLOADED: { status: 503, condition: 'A bounded queue is full, or the store is busy or unreachable; retry later' },
+  LOG_UNAVAILABLE: { status: 503, condition: 'The observation log (Kafka in scaled mode) is unreachable; retry later' },
+} as const satisfies Record<string, { status: number; condition: string }>
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE
+/** The codes whose status is `S`. */
+export type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERROR_CATALOGUE)[K]['status'] extends S ? K : never }[ErrorCode]
+
+/** A code, or (for the code of any other condition) the options of Error, e.g. `{ cause }`. */
+type CodeOrOptions<C extends ErrorCode> = C | ErrorOptions | undefined
 
 export class LintelError extends Error {
-  readonly code: string = 'LINTEL_ERROR'
-  readonly status: number = 500
+  readonly code: ErrorCode
+  readonly status: number
+  /** `otherwise`: the code when none is given (the classes per status give theirs). */
+  constructor (message: string, code?: CodeOrOptions<ErrorCode>, options?: ErrorOptions, otherwise: ErrorCode = 'INTERNAL') {
+    super(message, typeof code === 'object' ? code : options)
+    this.code = typeof code === 'string' ? code : otherwise
+    this.status = ERROR_CATALOGUE[this.code].status
+  }
 }
 
 /** 400: the request is understood but its content is invalid. */
 export class InvalidInputError extends LintelError {
-  override readonly code = 'INVALID_INPUT'
-  override readonly status = 400
+  constructor (message: string, code?: CodeOrOptions<CodeOf<400>>, options?: ErrorOptions) { super(message, code, options, 'INVALID_INPUT') }
 }
 
 /** 401: no credentials, or wrong ones. */
 export class AuthenticationError extends LintelError {
-  override readonly code = 'UNAUTHENTICATED'
-  override readonly status = 401
+  constructor (message: string, code?: CodeOrOptions<CodeOf<401>>, options?: ErrorOptions) { super(message, code, options, 'UNAUTHENTICATED') }
 }
 
 /** 403: the caller's roles do not grant this. */
 export class ForbiddenError extends LintelError {
-  override readonly code = 'FORBIDDEN'
-  override readonly status = 403
+  constructor (message: string, code?: CodeOrOptions<CodeOf<403>>, options?: ErrorOptions) { super(message, code, options, 'FORBIDDEN') }
 }
 
 /** 404: unknown resource, or one of another company (companies never see each other). */
 export class NotFoundError extends LintelError {
-  override readonly code = 'NOT_FOUND'
-  override readonly status = 404
+  constructor (message: string, code?: CodeOrOptions<CodeOf<404>>, options?: ErrorOptions) { super(message, code, options, 'NOT_FOUND') }
 }
 
-/** 409: a unique name is taken (email, MQTT username, role name, ...). */
+/** 409: a unique name is taken (email, MQTT username, role name, ...), or a state refuses a change. */
 export class ConflictError extends LintelError {
-  override readonly code = 'CONFLICT'
-  override readonly status = 409
+  constructor (message: string, code?: CodeOrOptions<CodeOf<409>>, options?: ErrorOptions) { super(message, code, options, 'CONFLICT') }
 }
 
 /** 413: over a size limit or quota. */
 export class TooLargeError extends LintelError {
-  override readonly code = 'TOO_LARGE'
-  override readonly status = 413
+  constructor (message: string, code?: CodeOrOptions<CodeOf<413>>, options?: ErrorOptions) { super(message, code, options, 'TOO_LARGE') }
 }
 
 /**
@@ -47,12 +98,10 @@ export class TooLargeError extends LintelError {
  * attempt was refused without checking the credentials. Answered with `Retry-After`.
  */
 export class TooManyRequestsError extends LintelError {
-  override readonly code = 'TOO_MANY_REQUESTS'
-  override readonly status = 429
   /** Whole seconds the client should wait before trying again (at least 1). */
   readonly retryAfterSeconds: number
   constructor (message: string, retryAfterMs: number) {
-    super(message)
+    super(message, 'TOO_MANY_REQUESTS')
     this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000))
   }
 }
@@ -65,8 +114,7 @@ export class UnsupportedMediaTypeError extends LintelError {
 
 /** 503: overloaded (a bounded queue is full); the client should retry later. */
 export class OverloadedError extends LintelError {
-  override readonly code = 'OVERLOADED'
-  override readonly status = 503
+  constructor (message: string, code?: CodeOrOptions<CodeOf<503>>, options?: ErrorOptions) { super(message, code, options, 'OVERLOADED') }
 }
 
 export const errorClasses = [

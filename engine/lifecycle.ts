@@ -43,7 +43,7 @@ export interface LifecycleTable<T extends string> {
 export class TransitionRefusedError extends ConflictError {
   override readonly name = 'TransitionRefusedError'
   constructor(message: string, readonly from: number, readonly trigger: string) {
-    super(message)
+    super(message, 'TRANSITION_REFUSED')
   }
 }
 

@@ -62,8 +62,6 @@ function validateEntry(id: string, list: unknown, out: IdentifiedObservation[]):
   const problem = identifierProblem(id)
   if (problem) throw new InvalidInputError(`Refused: ${problem}`)
   if (id.length > MAX_IDENTIFIER_LENGTH) throw new InvalidInputError(`The datapoint identifier '${id.slice(0, 40)}...' is longer than ${MAX_IDENTIFIER_LENGTH} characters`)
-  // As the CSV import refuses it (ingest/csv/errors.ts): one identifier rule for both uploads.
-  if (id.includes('\\')) throw new InvalidInputError(`Refused: the datapoint identifier ${quoteIdentifier(id)} contains a backslash`)
   if (!Array.isArray(list)) throw new InvalidInputError(`The observations of '${id}' must be an array`)
   for (let i = 0; i < list.length; i++) {
     const o = list[i] as { time?: unknown; value?: unknown } | null

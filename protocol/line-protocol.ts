@@ -190,7 +190,8 @@ export function parseFloatBytes(buf: Uint8Array, a: number, b: number): number {
   if (slow) {
     // Validated ASCII text: Number() rounds correctly; only the sign was stripped above.
     v = Math.abs(Number(Buffer.from(buf.buffer, buf.byteOffset + a, b - a).toString('latin1')))
-    if (!Number.isFinite(v)) return NaN
+    // Too large, or a non-zero literal that underflows to 0 (1e-400, issue 29): not a value.
+    if (!Number.isFinite(v) || (v === 0 && mant !== 0)) return NaN
   }
   return neg ? -v : v
 }

@@ -16,7 +16,7 @@ import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
 import { adminEndpoints } from '../api/registry.ts'
 import { QUOTA_USAGE, QuotaUsageError, quotaCommand } from './cli-quota.ts'
 
-const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./data)
+const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./var)
   --init: create the catalog if the data directory has none (otherwise such a directory is refused)
 
   company list

@@ -105,7 +105,7 @@ export function loadConfig(env: Source = process.env): Config {
 
   const config: Config = {
     catalog: 'sqlite',
-    dataDir: str('LINTEL_DATA_DIR', './data'),
+    dataDir: str('LINTEL_DATA_DIR', './var'),
     catalogDir: '',
     host: str('LINTEL_HOST', '127.0.0.1'),
     httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),

@@ -40,7 +40,6 @@ import { clusterPublisher, forwardSetpointAnswers, listenSetpointAnswers } from 
 import { buildApp } from '../api/app.ts'
 import { bootstrapIfEmpty } from './bootstrap.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
-import { canAccessDatapoint } from '../api/permissions.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
 import { lockDataDir } from './data-dir-lock.ts'
 import { checkHost, checkPortsFree, listenProblem, StartupError } from './preflight.ts'
@@ -188,7 +187,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     caFile = tls.certPath
     broker = await startBroker({
       catalog, resolver, ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
-      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, preAuth: config.mqtt.preAuth, datapointAccess: canAccessDatapoint,
+      redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, preAuth: config.mqtt.preAuth,
       listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
     })
   }

@@ -15,13 +15,13 @@ import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AlertKind, AlertRecord } from '../../catalog/alerts.ts'
 import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
-import { AlertConfigError, LEVELS, parseNotification, parseThresholds, parseThroughput } from '../../engine/alerts/config.ts'
+import { LEVELS, parseNotification, parseThresholds, parseThroughput } from '../../engine/alerts/config.ts'
 import { ALERT_LIFECYCLE } from '../../engine/alerts/lifecycle.ts'
 import { rfc3339 } from '../../engine/notify/payload.ts'
 import { alertNotificationCallbacks } from './alert-notification-doc.ts'
 import type { RouteContext } from '../route-context.ts'
 import { created, deleted, done } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Envelope, Id, MAX_PAGE, ProjectParams } from '../schemas.ts'
 
@@ -85,15 +85,14 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const alerts = catalog.alerts
+  const access = new DatapointAccess(catalog)
 
-  const readableBy = async (req: FastifyRequest, no: number, a: AlertRecord) => {
-    const dp = await catalog.datapoints.find(a.project_id, a.dataPointID) ?? { dataPointID: a.dataPointID, tags: {} }
-    return canAccessDatapoint(req.permissions.datapointFilter(no, a.project_id), dp, 'read')
-  }
   /** The alert if it belongs to the request's project and the caller may read its datapoint through `no`. */
   const readable = async (req: FastifyRequest, no: number, id: number): Promise<AlertRecord> => {
     const a = await alerts.find(id)
-    if (!a || a.project_id !== req.project.id || !(await readableBy(req, no, a))) throw new NotFoundError(`Alert ${id} not found in project ${req.project.id}`)
+    const notFound = () => new NotFoundError(`Alert ${id} not found in project ${req.project.id}`)
+    if (!a || a.project_id !== req.project.id) throw notFound()
+    await access.assertVisible(req, no, [a.dataPointID], notFound)
     return a
   }
   const view = async (a: AlertRecord) => {
@@ -111,10 +110,8 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
 
   const create = async (req: FastifyRequest, no: number, kind: AlertKind, body: { name: string; dataPointID: string; description?: string; enabled?: boolean; notification?: unknown; attributes?: Record<string, string> }, config: object) => {
     const pid = req.project.id
-    const dp = await catalog.datapoints.find(pid, body.dataPointID) ?? { dataPointID: body.dataPointID, tags: {} }
-    if (!canAccessDatapoint(req.permissions.datapointFilter(no, pid), dp, 'read')) throw new InvalidInputError(`No read access to the datapoint '${body.dataPointID}'`)
-    let notification
-    try { notification = parseNotification(body.notification) } catch (err) { throw invalid(err) }
+    await access.require(req, no, body.dataPointID, 'read')
+    const notification = parseNotification(body.notification)
     // Names that resolve to internal addresses are refused when the webhook connects.
     const refused = notification.webhook && literalRefusal(notification.webhook.url, ctx.webhookPolicy)
     if (refused) throw new InvalidInputError(`notification.webhook.url: ${refused}`)
@@ -134,9 +131,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
       callbacks: alertNotificationCallbacks,
     },
     handler: async (req, reply) => {
-      let thresholds
-      try { thresholds = parseThresholds(req.body.thresholds) } catch (err) { throw invalid(err) }
-      return created(reply, await create(req, 100, 'threshold', req.body, { thresholds }))
+      return created(reply, await create(req, 100, 'threshold', req.body, { thresholds: parseThresholds(req.body.thresholds) }))
     },
   })
 
@@ -147,9 +142,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
       callbacks: alertNotificationCallbacks,
     },
     handler: async (req, reply) => {
-      let throughput
-      try { throughput = parseThroughput(req.body.throughput) } catch (err) { throw invalid(err) }
-      return created(reply, await create(req, 101, 'throughput', req.body, { throughput }))
+      return created(reply, await create(req, 101, 'throughput', req.body, { throughput: parseThroughput(req.body.throughput) }))
     },
   })
 
@@ -217,7 +210,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
         if (kind !== undefined && a.kind !== kind) continue
         if (level !== undefined && !levelsOf(a).includes(level)) continue
         if (needle !== undefined && ![a.name, a.description, a.dataPointID].some((s) => s.toLowerCase().includes(needle))) continue
-        if (!(await readableBy(req, 105, a))) continue
+        if (!(await access.readsAll(req, 105, [a.dataPointID], a.project_id))) continue
         all.push(a)
       }
       const value = (a: AlertRecord): string | number => key === 'level' ? Math.max(...levelsOf(a).map((l) => (LEVELS as readonly string[]).indexOf(l))) : key === 'dataPointID' ? a.dataPointID : a[key]
@@ -271,8 +264,4 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
 function levelsOf(a: AlertRecord): string[] {
   if (a.kind === 'throughput') return [String((a.config.throughput as { level: string }).level)]
   return Object.keys(a.config.thresholds as object)
-}
-
-function invalid(err: unknown): Error {
-  return err instanceof AlertConfigError ? new InvalidInputError(err.message) : err as Error
 }

@@ -20,7 +20,7 @@ import { specTimestamp } from '../../engine/analytics/weeks.ts'
 import { parseTimestamp } from '../../core/timestamp.ts'
 import type { RouteContext } from '../route-context.ts'
 import { created, deleted, updated } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Envelope, Id } from '../schemas.ts'
 
@@ -49,15 +49,9 @@ export const analyticsRoutes: FastifyPluginAsync<RouteContext & { library: Compo
   const { catalog, library, analytics: service } = ctx
   const repo = catalog.analytics
 
+  const access = new DatapointAccess(catalog)
   /** Whether the caller reads every datapoint mapped to the component through endpoint `no`. */
-  const seesAll = async (req: FastifyRequest, no: number, cip: ComponentInProject) => {
-    const filter = req.permissions.datapointFilter(no, req.project.id)
-    for (const m of cip.pins) {
-      const dp = await catalog.datapoints.find(req.project.id, m.dataPointID) ?? { dataPointID: m.dataPointID, tags: {} }
-      if (!canAccessDatapoint(filter, dp, 'read')) return false
-    }
-    return true
-  }
+  const seesAll = (req: FastifyRequest, no: number, cip: ComponentInProject) => access.readsAll(req, no, cip.pins.map((m) => m.dataPointID))
   const cipOf = async (req: FastifyRequest, id: number) => {
     const cip = await catalog.componentsInProject.find(id)
     if (!cip || cip.project_id !== req.project.id) throw new NotFoundError(`Component in project ${id} not found in project ${req.project.id}`)
@@ -135,7 +129,7 @@ export const analyticsRoutes: FastifyPluginAsync<RouteContext & { library: Compo
       if (!Object.hasOwn(fn.components, component.alphanumeric_id)) {
         throw new InvalidInputError(`Analysis function ${fn.id} '${fn.alphanumeric_id}' does not apply to the component '${component.alphanumeric_id}' (it applies to ${Object.keys(fn.components).join(', ')})`)
       }
-      if (!(await seesAll(req, 151, cip))) throw new ForbiddenError(`Component in project ${cip.id} maps datapoints you cannot read`)
+      if (!(await seesAll(req, 151, cip))) throw new ForbiddenError(`Component in project ${cip.id} maps datapoints you cannot read`, 'DATAPOINT_ACCESS_DENIED')
       const i = await repo.createInstance(req.project.id, {
         analysisfunction_id: fn.id, componentinproject_id: cip.id, name: b.name, description: b.description ?? '', enabled: b.enabled ?? true,
         weeks_from: await service.weeksFrom(req.project.id),

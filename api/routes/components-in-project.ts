@@ -15,7 +15,7 @@ import { valueProblem, type Component, type ComponentLibrary, type Pin } from '.
 import { suggest } from '../../engine/analytics/suggest.ts'
 import type { RouteContext } from '../route-context.ts'
 import { created, deleted, updated } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Envelope, Id, ProjectParams } from '../schemas.ts'
 import { AbstractComponent, componentOr404, PinPlaceholder } from './components.ts'
@@ -49,10 +49,8 @@ export const componentInProjectRoutes: FastifyPluginAsync<RouteContext & { libra
   const { catalog, library } = ctx
   const cips = catalog.componentsInProject
 
-  const readable = async (req: FastifyRequest, no: number, dataPointID: string) => {
-    const dp = await catalog.datapoints.find(req.project.id, dataPointID) ?? { dataPointID, tags: {} }
-    return canAccessDatapoint(req.permissions.datapointFilter(no, req.project.id), dp, 'read')
-  }
+  const access = new DatapointAccess(catalog)
+  const readable = (req: FastifyRequest, no: number, dataPointID: string) => access.allows(req, no, dataPointID, 'read')
   const mine = async (req: FastifyRequest, id: number): Promise<{ cip: ComponentInProject; component: Component }> => {
     const cip = await cips.find(id)
     if (!cip || cip.project_id !== req.project.id) throw new NotFoundError(`Component in project ${id} not found in project ${req.project.id}`)
@@ -67,7 +65,8 @@ export const componentInProjectRoutes: FastifyPluginAsync<RouteContext & { libra
   /** Refuses when a pin's current datapoint is hidden from the caller. */
   const assertSeen = async (req: FastifyRequest, no: number, cip: ComponentInProject, pin: Pin) => {
     const m = cip.pins.find((p) => p.pin_id === pin.id)
-    if (m && !(await readable(req, no, m.dataPointID))) throw new ForbiddenError(`No read access to the datapoint mapped to pin '${pin.alphanumeric_id}'`)
+    // Refused without naming the datapoint: the caller may not learn it.
+    if (m && !(await readable(req, no, m.dataPointID))) throw new ForbiddenError(`No read access to the datapoint mapped to pin '${pin.alphanumeric_id}'`, 'DATAPOINT_ACCESS_DENIED')
   }
   const view = async (req: FastifyRequest, no: number, cip: ComponentInProject, component: Component) => {
     const seen = new Map<number, string | null>()
@@ -118,7 +117,7 @@ export const componentInProjectRoutes: FastifyPluginAsync<RouteContext & { libra
     handler: async (req, reply) => {
       const { cip, component } = await mine(req, req.params.componentinproject_id)
       for (const m of cip.pins) {
-        if (!(await readable(req, 116, m.dataPointID))) throw new ForbiddenError(`Component in project ${cip.id} maps datapoints you cannot read: only a user who reads all of them may delete it`)
+        if (!(await readable(req, 116, m.dataPointID))) throw new ForbiddenError(`Component in project ${cip.id} maps datapoints you cannot read: only a user who reads all of them may delete it`, 'DATAPOINT_ACCESS_DENIED')
       }
       const answer = await view(req, 116, cip, component)
       await cips.remove(cip.id)
@@ -155,7 +154,7 @@ export const componentInProjectRoutes: FastifyPluginAsync<RouteContext & { libra
           const current = cip.pins.find((p) => p.pin_id === pin.id)
           if (no === 118 && current) throw new ConflictError(`Pin '${pin.alphanumeric_id}' of component in project ${cip.id} is already mapped; change it with PUT`)
           await assertSeen(req, no, cip, pin)
-          if (!(await readable(req, no, entry.dataPointID))) throw new ForbiddenError(`No read access to the datapoint '${entry.dataPointID}'`)
+          await access.require(req, no, entry.dataPointID, 'read')
           rows.push({ pin_id: pin.id, datapoint: (await catalog.datapoints.get(req.project.id, entry.dataPointID)).id })
         }
         const after = await cips.setPins(cip.id, rows)
@@ -220,9 +219,8 @@ export const componentInProjectRoutes: FastifyPluginAsync<RouteContext & { libra
     },
     handler: async (req) => {
       const { cip, component } = await mine(req, req.params.componentinproject_id)
-      const filter = req.permissions.datapointFilter(124, req.project.id)
       // Only datapoints the caller may read are ranked (and so ever named).
-      const candidates = (await catalog.datapoints.listByProject(req.project.id)).filter((d) => canAccessDatapoint(filter, d, 'read'))
+      const candidates = (await catalog.datapoints.listByProject(req.project.id)).filter(access.test(req, 124, 'read'))
       const visible = new Set(candidates.map((d) => d.dataPointID))
       return {
         items: component.pins.map((pin) => {

@@ -11,7 +11,7 @@ import { importAbort, importContinue } from '../../ingest/csv-import-job.ts'
 import { ImportWriter } from '../../ingest/import-writer.ts'
 import type { RouteContext } from '../route-context.ts'
 import { done } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
 import { multipartInputError, oneFile } from '../multipart-input.ts'
@@ -27,6 +27,7 @@ const ImportResult = Type.Object({
 export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: number; spoolDir?: string }> = async (base, ctx) => {
   await base.register(multipart, { limits: { fileSize: ctx.uploadLimit, files: 1, fields: 10, parts: 12 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const access = new DatapointAccess(ctx.catalog)
 
   /** One upload: the same for both endpoints, with the format from the query or the path. */
   const upload = async (req: FastifyRequest, reply: FastifyReply, endpointNo: 51 | 53, format: string, onError: 'abort' | 'continue') => {
@@ -44,19 +45,18 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
       yield* file
       await rest()
     }
-    const filter = req.permissions.datapointFilter(endpointNo, req.project.id)
-    const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
+    const canWrite = access.test(req, endpointNo, 'write')
     const job = {
       projectId: req.project.id, input: input(), log: req.log, spoolDir: ctx.spoolDir,
       writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
     }
     try {
       const result = onError === 'abort' ? await importAbort(job) : await importContinue(job)
-      if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
+      if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`, 'UPLOAD_TOO_LARGE')
       return done(reply, result)
     } catch (err) {
       part.file.resume() // drain the rest of an aborted upload so the connection ends cleanly
-      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
+      // Over the upload limit (FST_REQ_FILE_TOO_LARGE): 413 UPLOAD_TOO_LARGE by api/error-handler.ts, naming uploadLimitBytes.
       throw multipartInputError(err, 'import_file')
     }
   }
@@ -65,7 +65,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
 
   app.route({
     ...at(51),
-    config: { endpoint: 51, operation: '' },
+    config: { endpoint: 51, operation: '', uploadLimitBytes: ctx.uploadLimit },
     schema: {
       params: ProjectParams,
       querystring: Type.Object({ format: Type.String({ description: 'only csv' }), on_error: OnError }, { additionalProperties: false }),
@@ -76,7 +76,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
   })
   app.route({
     ...at(53),
-    config: { endpoint: 53, operation: '' },
+    config: { endpoint: 53, operation: '', uploadLimitBytes: ctx.uploadLimit },
     schema: {
       params: Type.Object({ project_id: Id, format: Type.String({ description: 'only csv' }) }),
       querystring: Type.Object({ on_error: OnError }, { additionalProperties: false }),

@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { RouteContext } from '../route-context.ts'
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE, datapointPage } from '../datapoint-pages.ts'
 import { deleted, updated } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { Device, visibleDevices } from '../project-devices.ts'
 import { at } from '../registry.ts'
 import { Datapoint, Description, Envelope, MAX_PAGE, Name, Project, ProjectParams } from '../schemas.ts'
@@ -35,6 +35,7 @@ const PageMeta = Type.Object({ current_page: Type.Integer(), items_per_page: Typ
 
 export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, store, onProjectDeleted, onProjectDeleting }) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
+  const access = new DatapointAccess(catalog)
   app.route({
     ...at(30),
     schema: {
@@ -43,10 +44,9 @@ export const projectRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       response: { 200: Type.Object({ project: ProjectDetail, datapoints: Type.Array(Datapoint), devices: Type.Array(Device), meta: PageMeta }) },
     },
     handler: async (req) => {
-      const filter = req.permissions.datapointFilter(30, req.project.id)
-      const readable = filter.all ? 'all' as const : (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'read')
-      const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page ?? 1, req.query.per_page ?? DEFAULT_PER_PAGE, readable)
-      return { project: await catalog.projects.settings(req.project.id), datapoints, devices: await visibleDevices(catalog, req.project.id, filter), meta }
+      const readable = access.test(req, 30, 'read')
+      const { datapoints, meta } = await datapointPage(catalog, req.project.id, req.query.page ?? 1, req.query.per_page ?? DEFAULT_PER_PAGE, readable.all ? 'all' : readable)
+      return { project: await catalog.projects.settings(req.project.id), datapoints, devices: await visibleDevices(catalog, req.project.id, readable), meta }
     },
   })
   app.route({

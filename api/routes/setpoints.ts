@@ -19,8 +19,8 @@ import type { SetpointOperation } from '../../catalog/setpoints.ts'
 import type { SetpointService } from '../../engine/setpoints/service.ts'
 import type { RouteContext } from '../route-context.ts'
 import { updated } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
-import { at, deniedText, endpoint } from '../registry.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
+import { at } from '../registry.ts'
 import { Envelope, Id } from '../schemas.ts'
 
 const Ident = Type.String({ minLength: 1, maxLength: 1000 })
@@ -57,9 +57,7 @@ function parseValue(raw: string): number | null {
 export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: SetpointService }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, setpoints: service } = ctx
-  const dpOf = async (pid: number, id: string) => (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} as Record<string, string> }
-  const allowed = async (req: FastifyRequest, no: number, pid: number, id: string, mode: 'read' | 'write') =>
-    canAccessDatapoint(req.permissions.datapointFilter(no, pid), await dpOf(pid, id), mode)
+  const access = new DatapointAccess(catalog)
 
   app.route({
     ...at(140),
@@ -71,7 +69,7 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
     handler: async (req, reply) => {
       const pid = req.project.id
       const { dataPointID } = req.query
-      if (!await allowed(req, 140, pid, dataPointID, 'write')) throw new ForbiddenError(`${deniedText(endpoint(140))}: no write access to datapoint '${dataPointID}'`)
+      await access.require(req, 140, dataPointID, 'write')
       const dp = await catalog.datapoints.get(pid, dataPointID)
       const b = await catalog.setpoints.setBounds(pid, dataPointID, req.body)
       return updated(reply, { id: dp.id, project_id: pid, dataPointID, hash_id: dp.hash_id, ...b, writable: isWritable(dp.tags) })
@@ -104,7 +102,7 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
           'Higher priorities can be unlocked per project on request.')
       }
       // (2) write access on the datapoint
-      if (!await allowed(req, 141, pid, q.dataPointID, 'write')) throw new ForbiddenError(`${deniedText(endpoint(141))}: no write access to datapoint '${q.dataPointID}'`)
+      await access.require(req, 141, q.dataPointID, 'write')
       const dp = await catalog.datapoints.get(pid, q.dataPointID)
       // (3) writable, bounds, value within them
       if (!isWritable(dp.tags)) throw new InvalidInputError(`Setpoint writing refused for datapoint '${q.dataPointID}': it is not writable (its metadata has no tag writable=true)`)
@@ -145,7 +143,8 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
     },
     handler: async (req) => {
       const op = found.get(req) ?? await catalog.setpoints.find(req.params.reference)
-      if (!op || op.project_id !== req.project.id || !await allowed(req, 142, op.project_id, op.dataPointID, 'read')) throw notFound(req.params.reference)
+      if (!op || op.project_id !== req.project.id) throw notFound(req.params.reference)
+      await access.assertVisible(req, 142, [op.dataPointID], () => notFound(req.params.reference))
       return {
         dataPointID: op.dataPointID, log: JSON.stringify(op.log), old_value: op.old_value, priority: op.priority,
         project_id: op.project_id, reference: op.reference, status: op.status, value: op.value,
@@ -167,8 +166,7 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
     handler: async (req) => {
       const pid = req.project.id
       const { dataPointID, limit = 100 } = req.query
-      if (!await allowed(req, 143, pid, dataPointID, 'read')) throw new NotFoundError(`Datapoint '${dataPointID}' not found in project ${pid}`)
-      const dp = await catalog.datapoints.get(pid, dataPointID)
+      const dp = await access.readable(req, 143, dataPointID)
       const b = await catalog.setpoints.bounds(pid, dataPointID)
       return {
         dataPointID, writable: isWritable(dp.tags), setpoint_min_value: b?.setpoint_min_value ?? null, setpoint_max_value: b?.setpoint_max_value ?? null,

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { InvalidInputError } from '../../core/errors.ts'
 import { ANSWER_TAIL, answerHead, encodeEntries, type AnswerHead } from '../../engine/answer-json.ts'
 import { READ_CHUNK, readInChunks } from '../../engine/chunked-read.ts'
 import { autoInterval, autoSamplingApplies, parseCalendarRate, parseSamplerate, planRead, type ReadPlan } from '../../engine/read-plan.ts'
@@ -17,7 +17,7 @@ import { ObservationWriter } from '../../ingest/observation-writer.ts'
 import { formatTimestamp, parseTimestamp } from '../../core/timestamp.ts'
 import type { RouteContext } from '../route-context.ts'
 import { done } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
 
@@ -111,6 +111,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
   const { catalog } = ctx
   const store = ctx.store
   const writer = new ObservationWriter(catalog, ctx.ingest)
+  const access = new DatapointAccess(catalog)
   /** The exchange rates for a conversion (engine/currency.ts looks them up synchronously): read once per request. */
   const ratesFor = async (q: { currency_system?: string }): Promise<RateLookup> => {
     if (q.currency_system === undefined) return () => []
@@ -133,8 +134,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     validatorCompiler: () => () => true,
     handler: async (req, reply) => {
       const rows = req.body instanceof CheckedObservations ? req.body.rows : await validateJsonObservationsInSteps(req.body)
-      const filter = req.permissions.datapointFilter(50, req.project.id)
-      await writer.write(req.project.id, rows, (dp) => canAccessDatapoint(filter, dp, 'write'))
+      await writer.write(req.project.id, rows, access.test(req, 50, 'write'))
       return done(reply, {})
     },
   })
@@ -144,10 +144,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     schema: { querystring: ReadQuery, response: { 200: ReadResponse } },
     handler: async (req, reply) => {
       const q = req.query
-      const dp = await catalog.datapoints.find(req.project.id, q.dataPointID)
-      const filter = req.permissions.datapointFilter(52, req.project.id)
-      // Unknown and unreadable answer alike, so TagAuths do not reveal which datapoints exist.
-      if (!dp || !canAccessDatapoint(filter, dp, 'read')) throw new NotFoundError(`Datapoint '${q.dataPointID}' not found in project ${req.project.id}`)
+      const dp = await access.readable(req, 52, q.dataPointID)
       const conversion = converterFor(dp.dataPointID, dp.tags, q, await ratesFor(q))
       const convert = conversion?.convert
       const start = timeParam('start', q.start)

@@ -17,20 +17,19 @@
 // it runs, then once 200 with the result (or `failed` and the error); a request for another
 // range while one runs is refused (409).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import type { Datapoint } from '../../catalog/types.ts'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { ReplayRefused } from '../../engine/vdp/range-replay.ts'
 import { formatTimestamp, parseTimestamp } from '../../core/timestamp.ts'
 import type { VdpRecord } from '../../catalog/virtual-datapoints.ts'
-import { parseVdpConfig, VdpConfigError } from '../../engine/vdp/config.ts'
+import { parseVdpConfig } from '../../engine/vdp/config.ts'
 import { VDP_LIFECYCLE } from '../../engine/vdp/lifecycle.ts'
 import type { VdpRunner } from '../../engine/vdp/runner.ts'
 import { checkVdpMove, moveVdp, settleVdp } from '../../engine/vdp/status.ts'
 import type { RouteContext } from '../route-context.ts'
 import { created } from '../envelope.ts'
-import { canAccessDatapoint } from '../permissions.ts'
+import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Envelope, MAX_PAGE, ProjectParams } from '../schemas.ts'
 
@@ -55,15 +54,14 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const vdps = catalog.virtualDatapoints
-  const known = async (pid: number, id: string): Promise<Pick<Datapoint, 'dataPointID' | 'tags'>> => (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} }
+  const access = new DatapointAccess(catalog)
   /** The answer for endpoint `no`: pins naming datapoints the caller cannot read through `no` are masked. */
   const view = async (req: FastifyRequest, no: number, v: VdpRecord) => {
-    const filter = req.permissions.datapointFilter(no, v.project_id)
-    const inputs = new Map<string, Pick<Datapoint, 'dataPointID' | 'tags'>>()
-    for (const id of pinIds(v.pins)) inputs.set(id, await known(v.project_id, id))
+    const readable = new Set<string>()
+    for (const id of pinIds(v.pins)) if (await access.allows(req, no, id, 'read', v.project_id)) readable.add(id)
     return {
       dataPointID: v.dataPointID, type: v.type, description: v.description, status: statusText(v.status_code), status_code: v.status_code,
-      pins: maskPins(v.pins, (id) => canAccessDatapoint(filter, inputs.get(id)!, 'read')), parameters: v.parameters,
+      pins: maskPins(v.pins, (id) => readable.has(id)), parameters: v.parameters,
       logs: (await vdps.logs(v.id)).map((l) => ({ ...l, status_text: statusText(l.status_code) })),
     }
   }
@@ -72,10 +70,9 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
   /** The virtual datapoint if the caller may read its output datapoint (else: not found). */
   const readable = async (req: FastifyRequest, no: number, dataPointID: string): Promise<VdpRecord> => {
     const v = await vdps.find(req.project.id, dataPointID)
-    const dp = (await catalog.datapoints.find(req.project.id, dataPointID)) ?? { dataPointID, tags: {} }
-    if (!v || !canAccessDatapoint(req.permissions.datapointFilter(no, req.project.id), dp, 'read')) {
-      throw new NotFoundError(`Virtual datapoint '${dataPointID}' not found in project ${req.project.id}`)
-    }
+    const notFound = () => new NotFoundError(`Virtual datapoint '${dataPointID}' not found in project ${req.project.id}`)
+    if (!v) throw notFound()
+    await access.assertVisible(req, no, [dataPointID], notFound)
     return v
   }
 
@@ -87,8 +84,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
    */
   const changeable = async (req: FastifyRequest, no: number, dataPointID: string): Promise<VdpRecord> => {
     const v = await readable(req, no, dataPointID)
-    const filter = req.permissions.datapointFilter(no, req.project.id)
-    if (!canAccessDatapoint(filter, await known(req.project.id, dataPointID), 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
+    await access.require(req, no, dataPointID, 'write')
     return v
   }
 
@@ -104,22 +100,13 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       const pid = req.project.id
       const { dataPointID, type, description = '' } = req.query
       if (!await catalog.projects.vdpEnabled(pid)) throw new InvalidInputError(`Virtual datapoints are not enabled for project ${pid}; the operator enables them with 'lintel project vdp --id ${pid} --enable'`)
-      let config
-      try {
-        config = parseVdpConfig(type, { pins: req.body.pins, parameters: req.body.parameters ?? {} })
-      } catch (err) {
-        if (err instanceof VdpConfigError) throw new InvalidInputError(err.message)
-        throw err
-      }
+      const config = parseVdpConfig(type, { pins: req.body.pins, parameters: req.body.parameters ?? {} })
       if (await vdps.find(pid, dataPointID)) throw new ConflictError(`A virtual datapoint '${dataPointID}' is already active in project ${pid}`)
       // Permitted: read on every input, write on the output; else 403, as JSON ingest refuses
       // an unwritable datapoint (DESIGN.md: 403 is a grant the caller lacks; issue 15, drift 4).
-      const filter = req.permissions.datapointFilter(70, pid)
       const inputs = config.pins.map((p) => p.dataPointID)
-      for (const id of inputs) {
-        if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, id)) ?? { dataPointID: id, tags: {} }, 'read')) throw new ForbiddenError(`No read access to the input datapoint '${id}'`)
-      }
-      if (!canAccessDatapoint(filter, (await catalog.datapoints.find(pid, dataPointID)) ?? { dataPointID, tags: {} }, 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
+      for (const id of inputs) await access.require(req, 70, id, 'read')
+      await access.require(req, 70, dataPointID, 'write')
       await assertNoCycle(dataPointID, inputs, (id) => vdps.find(pid, id))
       const v = await catalog.transaction(async (tx) => {
         await tx.datapoints.ensure(pid, [dataPointID, ...inputs])
@@ -214,13 +201,12 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
         if (!m) throw new InvalidInputError(`Unsupported filter '${filter}': only status_code=<code> is supported`)
         statusCode = Number(m[1])
       }
-      const access = req.permissions.datapointFilter(75, req.project.id)
       const needle = search?.toLowerCase()
       const all: VdpRecord[] = []
       for (const v of await vdps.listByProject(req.project.id)) {
         if ((statusCode === undefined || v.status_code === statusCode) &&
           (needle === undefined || v.dataPointID.toLowerCase().includes(needle) || v.description.toLowerCase().includes(needle)) &&
-          canAccessDatapoint(access, (await catalog.datapoints.find(req.project.id, v.dataPointID)) ?? { dataPointID: v.dataPointID, tags: {} }, 'read')) all.push(v)
+          await access.allows(req, 75, v.dataPointID, 'read')) all.push(v)
       }
       const items = all.slice((page - 1) * perPage, page * perPage).map((v) => ({ dataPointID: v.dataPointID, status: statusText(v.status_code) }))
       return { items, meta: { current_page: page, items_per_page: perPage, total_items: all.length, total_pages: Math.ceil(all.length / perPage) } }
@@ -240,7 +226,6 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       response: { 200: ReplayAnswer, 202: ReplayAnswer },
     },
     handler: async (req, reply) => {
-      const pid = req.project.id
       const { dataPointID, wait = 10 } = req.body
       const start = parseTimestamp(req.body.start)
       const end = parseTimestamp(req.body.end)
@@ -248,11 +233,8 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       if (end === undefined) throw new InvalidInputError(`Invalid end '${req.body.end}': expected an RFC 3339 timestamp`)
       if (start >= end) throw new InvalidInputError('start must be before end')
       const v = await readable(req, 76, dataPointID)
-      const filter = req.permissions.datapointFilter(76, pid)
-      if (!canAccessDatapoint(filter, await known(pid, dataPointID), 'write')) throw new ForbiddenError(`No write access to the datapoint '${dataPointID}'`)
-      for (const id of pinIds(v.pins)) {
-        if (!canAccessDatapoint(filter, await known(pid, id), 'read')) throw new ForbiddenError(`No read access to the input datapoint '${id}'`)
-      }
+      await access.require(req, 76, dataPointID, 'write')
+      for (const id of pinIds(v.pins)) await access.require(req, 76, id, 'read')
       if (!runner.replay) throw new ConflictError('Replay runs where virtual datapoints run: this process has no worker role')
       const answer = (job: ReplayJob) => ({
         dataPointID, start: formatTimestamp(job.start), end: formatTimestamp(job.end), status: job.error !== undefined ? 'failed' as const : job.finished ? 'done' as const : 'running' as const,
@@ -260,7 +242,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       })
       let job = replays.get(v.id)
       if (job && (job.start !== start || job.end !== end)) {
-        if (!job.finished) throw new ConflictError(`A replay of '${dataPointID}' is under way (${formatTimestamp(job.start)} to ${formatTimestamp(job.end)})`)
+        if (!job.finished) throw new ConflictError(`A replay of '${dataPointID}' is under way (${formatTimestamp(job.start)} to ${formatTimestamp(job.end)})`, 'REPLAY_BUSY')
         replays.delete(v.id) // an uncollected result of another range
         job = undefined
       }
@@ -286,8 +268,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       }
       if (!current.finished) return reply.code(202).send(answer(current))
       replays.delete(v.id) // collected
-      if (current.refused?.kind === 'busy') throw new ConflictError(`A replay of '${dataPointID}' is under way`)
-      if (current.refused) throw new InvalidInputError(`Virtual datapoint '${dataPointID}' cannot be replayed: ${current.refused.message}`)
+      if (current.refused) throw current.refused.about(dataPointID)
       return answer(current)
     },
   })

@@ -1,8 +1,8 @@
 // The PostgreSQL repositories of the organisation: companies, users, tokens, roles, projects
 // and MQTT accounts. Same behaviour as the SQLite ones in catalog/sqlite/*.ts (the contract suite
-// holds both), written async over `Sql`; rules, texts and row mappers are the SQLite
-// modules' own, imported. Several statements that must hold together run in `sql.atomic`.
-import { createHash, randomBytes } from 'node:crypto'
+// holds both), written async over `Sql`; rules, texts and row mappers come from the port's
+// modules (catalog/*.ts), shared with the SQLite adapter. Several statements that must hold together run in `sql.atomic`.
+import { randomBytes } from 'node:crypto'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { companyTaken } from '../companies.ts'
 import { hashId } from '../hash-id.ts'
@@ -11,7 +11,7 @@ import { hashPassword } from '../passwords.ts'
 import type { CompaniesPort, MqttAccountsPort, ProjectsPort, RolesPort, TokensPort, UsersPort } from '../port.ts'
 import { assertMqttSettings, assertTimeZone, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
 import { ALL_DATAPOINTS, ROLE_ENDPOINTS, ROLE_TAG_AUTHS, roleNameTaken, toRole, type RoleInput, type RoleRow, type TagAuthRow } from '../roles.ts'
-import type { IssuedToken } from '../tokens.ts'
+import { digest, type IssuedToken } from '../tokens.ts'
 import type { AdminEndpoints, Company, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from '../types.ts'
 import { emailTaken, type NewUser } from '../users.ts'
 import { conflictsAs, type Sql } from './sql.ts'
@@ -90,8 +90,6 @@ export function users(sql: Sql): UsersPort {
 async function assertEmailFree(q: Sql, email: string): Promise<void> {
   if (await q.one('SELECT 1 FROM users WHERE lower(email) = lower(?)', email)) throw emailTaken(email)
 }
-
-const digest = (token: string): string => createHash('sha256').update(token).digest('base64url')
 
 export function tokens(sql: Sql, now: () => number = Date.now): TokensPort {
   return {

@@ -10,6 +10,7 @@
 // throughput: `throughput` = { window_seconds, min_count (default 1), level (default warn) }:
 //   raised when fewer than min_count observations arrived within the last window_seconds.
 // notification: { webhook?: { url, secret }, log?: boolean } (engine/notify).
+import { InvalidInputError } from '../../core/errors.ts'
 export const LEVELS = ['info', 'warn', 'crit'] as const
 export type Level = (typeof LEVELS)[number]
 
@@ -18,7 +19,10 @@ export type Thresholds = Partial<Record<Level, LevelThreshold>>
 export interface ThroughputConfig { window_seconds: number; min_count: number; level: Level }
 export interface NotificationConfig { webhook?: { url: string; secret: string }; log?: boolean }
 
-export class AlertConfigError extends Error {}
+/** 400 ALERT_CONFIG_INVALID (core/errors.ts): answered as it is by the API's error handler. */
+export class AlertConfigError extends InvalidInputError {
+  constructor (message: string) { super(message, 'ALERT_CONFIG_INVALID') }
+}
 
 const num = (v: unknown, where: string): number | undefined => {
   if (v === undefined) return undefined

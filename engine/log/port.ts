@@ -26,7 +26,9 @@ import type { Observation } from '../store/port.ts'
  * The log cannot take a batch now (closed, broker unreachable, not acknowledged in time,
  * local queue full): a 503, the client should retry later.
  */
-export class LogUnavailableError extends OverloadedError {}
+export class LogUnavailableError extends OverloadedError {
+  constructor (message: string, options?: ErrorOptions) { super(message, 'LOG_UNAVAILABLE', options) }
+}
 
 /** One published batch (or one chunk of a large batch) as a consumer sees it. */
 export interface LogRecord {

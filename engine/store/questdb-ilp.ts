@@ -7,7 +7,8 @@
 // ~3-4.5 µs a row, the bound of the scaled write path (issue 17 item 5); this one ~0.1-0.3.
 // The caller has checked every row (packForQuestdb): integer series, finite value, storable
 // time; the table name is a plain identifier (tableName), so nothing needs escaping.
-import { SHIFT } from './questdb-sql.ts'
+import type { Observation } from './port.ts'
+import { MIN_REAL_TIME, SHIFT, isSeriesId } from './questdb-sql.ts'
 
 const SHIFT_HI = Number(SHIFT / 1_000_000_000n)
 const SHIFT_LO = Number(SHIFT % 1_000_000_000n)
@@ -99,4 +100,25 @@ function writeStoredTime(buf: Buffer, p: number, t: number): number {
     lo = q
   }
   return p + 9
+}
+
+/** Observations QuestDB can store, as [series, time, value] triples; the rest is counted. */
+export function packForQuestdb(batch: readonly Observation[]): { data: Float64Array; rows: number; dropped: number } {
+  const data = new Float64Array(batch.length * 3)
+  let n = 0
+  for (let i = 0; i < batch.length; i++) {
+    const o = batch[i]
+    const v = o.value
+    let t = o.time
+    // NaN and +-Infinity read back as null in QuestDB; times outside the storable range
+    // (before 1570, or beyond safe integers) and non-integer series ids cannot be keys.
+    if (!Number.isFinite(v) || !Number.isFinite(t) || !isSeriesId(o.series)) continue
+    if (!Number.isInteger(t)) t = Math.floor(t)
+    if (t < MIN_REAL_TIME || !Number.isSafeInteger(t)) continue
+    data[n++] = o.series
+    data[n++] = t
+    data[n++] = v
+  }
+  const rows = n / 3
+  return { data: n === data.length ? data : data.slice(0, n), rows, dropped: batch.length - rows }
 }

@@ -18,6 +18,7 @@
 //   `percent`; temperature_unit `celsius` (default), `kelvin`, `fahrenheit`; pressure_unit `Pa`
 //   (default), `hPa`, `kPa`, `bar`, `mbar`. The output is in g/m³.
 // - factorization and default_init_value are finite JSON numbers.
+import { InvalidInputError } from '../../core/errors.ts'
 import { compileFormula, FormulaError, isValidName } from '../../formulas/index.ts'
 import { checkCron } from '../stream/cron-range.ts'
 import { MAX_WINDOW_SIZE } from '../stream/range-window.ts'
@@ -26,11 +27,12 @@ import {
   TRIGGERS, type Trigger, type VdpConfig, type VdpType,
 } from './types.ts'
 
-export class VdpConfigError extends Error {
+/** 400 VDP_CONFIG_INVALID (core/errors.ts): answered as it is by the API's error handler. */
+export class VdpConfigError extends InvalidInputError {
   override readonly name = 'VdpConfigError'
   /** @param path where the mistake is, e.g. `pins.P1.data_range` */
   constructor(readonly path: string, readonly reason: string) {
-    super(path + ': ' + reason)
+    super(path + ': ' + reason, 'VDP_CONFIG_INVALID')
   }
 }
 

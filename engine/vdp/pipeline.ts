@@ -53,6 +53,17 @@ export function inputRange(config: VdpConfig, pin: PinConfig): DataRange {
  * the pin's input datapoint (in any order; windows sort by event time).
  */
 export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Observable<Obs>, opts: PipelineOptions = {}): Observable<Obs> {
+  // Every pin on every_value (all a replay accepts): the same stages as plain calls (fused-pipeline.ts).
+  if (config.pins.every((p) => p.trigger === 'every_value')) return fusedPipeline(config, inputs, opts)
+  return operatorChain(config, inputs, opts)
+}
+
+/**
+ * The pipeline as RxJS operators, for any triggers. buildPipeline uses it for pins with a time
+ * trigger; for all-every_value pins its outputs equal fusedPipeline's (test/engine/vdp/
+ * chains-equal.test.ts, a seeded property over every pin kind and window).
+ */
+export function operatorChain(config: VdpConfig, inputs: (pinName: string) => Observable<Obs>, opts: PipelineOptions = {}): Observable<Obs> {
   const scheduler = opts.scheduler ?? asyncScheduler
   const stored = opts.alreadyStored
   const fresh = <T extends { time: number }>(source: Observable<T>): Observable<T> => (stored ? source.pipe(filter((x) => !stored(x.time))) : source)
@@ -61,9 +72,6 @@ export function buildPipeline(config: VdpConfig, inputs: (pinName: string) => Ob
     inputs(pin.name).pipe(rangeWindow(pin.range), aggregateWith(pin.aggregate), triggerOn(pin.trigger, scheduler))
   const source = (pin: PinConfig, required: boolean): PinSource =>
     ({ source: pinStream(pin), required, coalesce: pin.trigger !== 'every_value' })
-
-  // Every pin on every_value (all a replay accepts): the same stages as plain calls (fused-pipeline.ts).
-  if (config.pins.every((p) => p.trigger === 'every_value')) return fusedPipeline(config, inputs, opts)
 
   switch (config.type) {
     case 'gradient': {

@@ -24,6 +24,7 @@
 // datapoint cannot be replayed (ReplayRefused). Replayed outputs are written to the store
 // only, not published on the bus: the runtime replays the running virtual datapoints fed by
 // this one after it (runtime.ts, cascade).
+import { LintelError } from '../../core/errors.ts'
 import type { Point, TimeseriesStore } from '../store/port.ts'
 import { catchUpPages } from '../stream/catch-up.ts'
 import { windowHistory } from '../stream/rebuild.ts'
@@ -37,8 +38,14 @@ import type { Obs, VdpConfig } from './types.ts'
 export const REPLAY_CHUNK = 20_000
 const WRITES_IN_FLIGHT = 4
 
-export class ReplayRefused extends Error {
-  constructor (readonly kind: 'trigger' | 'busy', message: string) { super(message) }
+/** 400 REPLAY_REFUSED for a time trigger, 409 REPLAY_BUSY while a replay of it runs (core/errors.ts). */
+export class ReplayRefused extends LintelError {
+  constructor (readonly kind: 'trigger' | 'busy', message: string) { super(message, kind === 'busy' ? 'REPLAY_BUSY' : 'REPLAY_REFUSED') }
+
+  /** The refusal as a request about the virtual datapoint `dataPointID` is answered. */
+  about(dataPointID: string): ReplayRefused {
+    return new ReplayRefused(this.kind, this.kind === 'busy' ? `A replay of '${dataPointID}' is under way` : `Virtual datapoint '${dataPointID}' cannot be replayed: ${this.message}`)
+  }
 }
 
 export interface RangeReplayResult {

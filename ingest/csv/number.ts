@@ -74,7 +74,9 @@ export function parseFloatRange(s: string, a: number, b: number, decimalComma: b
     let t = s.slice(a, b)
     if (sepPos >= 0 && s.charCodeAt(sepPos) === 44) t = t.replace(',', '.')
     v = Math.abs(Number(t))
-    if (!Number.isFinite(v)) return NaN
+    // Out of range either way: too large (Infinity), or a non-zero literal that underflows
+    // to 0 (1e-400: refused as the JSON ingest refuses it, issue 29, never stored as 0).
+    if (!Number.isFinite(v) || (v === 0 && mant !== 0)) return NaN
   }
   return neg ? -v! : v!
 }

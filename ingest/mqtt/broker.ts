@@ -40,7 +40,7 @@ import { parseMetaMessage } from '../../protocol/meta-message.ts'
 import { MetaMessages } from './meta-handler.ts'
 import { PacketGuard } from './packet-guard.ts'
 import { PreAuthGate, type PreAuthOptions } from './pre-auth.ts'
-import { keepLines, ReachCheck, type DatapointAccess } from './reach.ts'
+import { keepLines, ReachCheck } from './reach.ts'
 import { DatapointTagCache } from './tag-cache.ts'
 import { RefusalLog } from './refusal-log.ts'
 import { MqttAuthenticator, type MqttSession } from './session.ts'
@@ -66,8 +66,6 @@ export interface BrokerDeps {
   listen: Omit<ListenerOptions, 'maxPacketBytes' | 'guard'>
   /** Largest MQTT packet after authentication, bytes (default DEFAULT_MAX_PACKET_KB KiB). */
   maxPacketBytes?: number
-  /** The TagAuth matcher (api/permissions.ts canAccessDatapoint); without it only full reach admits. */
-  datapointAccess?: DatapointAccess
   /** Tagged datapoints the reach check's tag cache holds at most (default DEFAULT_MAX_TAGGED). */
   tagCacheSize?: number
   /** Failed-login counters (shared with HTTP in one process); default: the module's defaults. */
@@ -114,7 +112,7 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const { catalog, log } = deps
   const auth = new MqttAuthenticator(catalog)
   const tagCache = new DatapointTagCache(catalog, deps.tagCacheSize, (err) => log.warn({ err }, 'mqtt: datapoint tag cache'))
-  const reach = new ReachCheck(tagCache, deps.datapointAccess)
+  const reach = new ReachCheck(tagCache)
   const refusals = new RefusalLog(log)
   const timeseries = new TimeseriesMessages(deps.resolver, deps.ingest, reach, refusals, catalog.seriesTags)
   const meta = new MetaMessages(catalog, reach)

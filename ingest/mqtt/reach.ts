@@ -1,30 +1,25 @@
 // The reach of an MQTT account (issue 9, item 4; DESIGN.md "MQTT accounts"): which
 // datapoints of its project it may write (lines, META, setpoints) and read (what the broker
 // forwards to it). The filters are its creator's, snapshotted when the account was created
-// or last changed (catalog/mqtt-accounts.ts). The TagAuth matching itself is the API's
-// (api/permissions.ts canAccessDatapoint), handed in by the composition root, so that one
-// function decides for HTTP and MQTT alike.
+// or last changed (catalog/mqtt-accounts.ts). The TagAuth matching itself is the pure rule of
+// core/tag-auth.ts, the one the HTTP routes apply too, so that one function decides for HTTP
+// and MQTT alike.
 //
 // Tag-based TagAuths need the datapoint's current tags: they come from the per-project cache
 // (tag-cache.ts), which a caller loads with `ready` before it asks `allows` (synchronous, as
 // aedes' authorizeForward must be). A project not loaded then (evicted) is refused.
 import type { DatapointReach } from '../../catalog/mqtt-accounts.ts'
+import { canAccessDatapoint, type AccessMode } from '../../core/tag-auth.ts'
 import { parseLines } from '../../protocol/line-protocol.ts'
 import type { DatapointTagCache, Tags } from './tag-cache.ts'
 
-export type AccessMode = 'read' | 'write'
-
-/** Whether the filter admits the datapoint for the mode (api/permissions.ts canAccessDatapoint). */
-export type DatapointAccess = (filter: DatapointReach, dp: { dataPointID: string; tags: Record<string, string> }, mode: AccessMode) => boolean
-
-/** Without an injected matcher only the full reach admits anything (fail closed). */
-export const fullReachOnly: DatapointAccess = (filter) => filter.all
+export type { AccessMode }
 
 const NL = Buffer.from('\n')
 const NO_TAGS: Record<string, string> = Object.freeze({}) as Record<string, string>
 
 export class ReachCheck {
-  constructor (private readonly tags: DatapointTagCache, private readonly access: DatapointAccess = fullReachOnly) {}
+  constructor (private readonly tags: DatapointTagCache) {}
 
   /** Resolves when `allows` can answer for the project's datapoints without the catalog. */
   async ready(projectId: number, filter: DatapointReach, mode: AccessMode): Promise<void> {
@@ -34,9 +29,9 @@ export class ReachCheck {
   allows(projectId: number, filter: DatapointReach, dataPointID: string, mode: AccessMode): boolean {
     if (filter.all) return true
     if (filter.auths.length === 0) return false
-    if (!needsTags(filter, mode)) return this.access(filter, { dataPointID, tags: NO_TAGS }, mode)
+    if (!needsTags(filter, mode)) return canAccessDatapoint(filter, { dataPointID, tags: NO_TAGS }, mode)
     const tags = this.tags.peek(projectId, dataPointID)
-    return tags !== undefined && this.access(filter, { dataPointID, tags: tags as Record<string, string> }, mode)
+    return tags !== undefined && canAccessDatapoint(filter, { dataPointID, tags: tags as Record<string, string> }, mode)
   }
 
   /** After a committed tag change of the datapoint made here (META): applied before the next check. */

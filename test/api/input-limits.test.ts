@@ -107,7 +107,10 @@ t.test('the CSV import refuses identifiers over 1,000 characters, as JSON and MQ
   refused(t, abort, 400, /^Error in line 1: Identifier is longer than 1000 characters$/, 'on_error=abort')
 })
 
-t.test('JSON observations: unknown fields, lone surrogates, backslashes and underflowing numbers are refused', async (t) => {
+// Backslashes stay accepted over JSON (and MQTT: `C:\temp`): spec 1 forbids them "in CSV upload"
+// only, and test/api/timeseries.test.ts holds the round trip of 'a\b'. Lone surrogates are
+// refused by the identifier rule (core/identifier.ts) on every path.
+t.test('JSON observations: unknown fields, lone surrogates and underflowing numbers are refused', async (t) => {
   const { pid, json, values } = await setup(t)
   const post = (text: string) => json('POST', `/v2/project/${pid}/timeseries`, text)
   const cases: Array<[string, RegExp, string]> = [
@@ -116,7 +119,6 @@ t.test('JSON observations: unknown fields, lone surrogates, backslashes and unde
     ['{"u":[{"value":1,"time":"2024-01-01T00:00:00Z","extra":null}]}', /unknown field "extra"/, 'an unknown field after both'],
     ['{"u\\ud800":[{"time":"2024-01-01T00:00:00Z","value":1}]}', /lone UTF-16 surrogate/, 'a lone high surrogate'],
     ['{"\\udc00u":[{"time":"2024-01-01T00:00:00Z","value":1}]}', /lone UTF-16 surrogate/, 'a lone low surrogate'],
-    ['{"u\\\\v":[{"time":"2024-01-01T00:00:00Z","value":1}]}', /contains a backslash/, 'a backslash'],
     ['{"u":[{"time":"2024-01-01T00:00:00Z","value":1e-400}]}', /1e-400 is too small for a double/, '1e-400'],
     ['{"u":[{"time":"2024-01-01T00:00:00Z","value":-2.5E-999}]}', /-2\.5E-999 is too small/, '-2.5E-999'],
     ['{"u":[{"time":"2024-01-01T00:00:00Z","value":2},{"time":"2024-01-01T00:01:00Z","value":1e-400}]}', /too small/, 'the second of two'],

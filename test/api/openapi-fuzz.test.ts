@@ -1,7 +1,7 @@
 // Fuzz test generated from the served OpenAPI document (issue 29, item 5): every operation
 // gets wrong types, missing and extra fields, huge and non-finite numbers, odd Unicode and
-// broken multipart bodies (test/helpers/openapi-fuzz.ts). The test fails on any 5xx and on
-// any status the document does not list for the operation. Seeded: the seed is printed, and
+// broken multipart bodies (test/helpers/openapi-fuzz.ts). The test fails on any 5xx, on any
+// status the document does not list for the operation, and on a failure without the envelope. Seeded: the seed is printed, and
 // LINTEL_FUZZ_SEED=<n> repeats a run (CI uses the fixed default, so a failure reproduces).
 import t from 'tap'
 import { gzipSync } from 'node:zlib'
@@ -100,10 +100,15 @@ t.test(`every fuzzed request gets an answer the OpenAPI document lists, never a 
     try { answer = await send(base, x, whoFor(x)) } catch (err) { bad.push(`${x.op} [${x.what}] ${x.url}: no answer (${(err as Error).message})`); continue }
     statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1)
     const listed = Object.keys(e.responses ?? {}).includes(String(answer.status))
-    if (answer.status >= 500 || !listed) bad.push(`${x.op} [${x.what}] ${x.url.slice(0, 200)} → ${answer.status}${listed ? '' : ' (not in the document)'}: ${answer.body.slice(0, 200)}`)
+    let envelope = answer.status < 400
+    try { const b = JSON.parse(answer.body); envelope ||= b?.success === false && typeof b.error === 'string' && typeof b.operation === 'string' } catch { /* not JSON */ }
+    if (answer.status >= 500 || !listed || !envelope) {
+      const why = !listed ? ' (not in the document)' : !envelope ? ' (no failure envelope)' : ''
+      bad.push(`${x.op} [${x.what}] ${x.url.slice(0, 200)} → ${answer.status}${why}: ${answer.body.slice(0, 200)}`)
+    }
   }
   t.comment(`${ordered.length} requests over ${Object.values(doc.paths).reduce((n: number, o: any) => n + Object.keys(o).length, 0)} operations in ${Date.now() - started} ms; statuses ${JSON.stringify(Object.fromEntries(statuses))}`)
-  t.same(bad, [], 'no 5xx and no undocumented status')
+  t.same(bad, [], 'no 5xx, no undocumented status, every failure in the envelope')
   // The fuzzing reached past authentication: most requests were judged on their input.
   t.ok((statuses.get(400) ?? 0) > ordered.length / 4, 'at least a quarter of the requests were refused as invalid input (400)')
   t.notOk(statuses.has(429), 'no login was throttled (every request carried the right credentials)')

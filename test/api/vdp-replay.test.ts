@@ -69,12 +69,12 @@ t.test('trust boundary: no grant, narrower TagAuth (output write, input read), a
   const readOnly = await role('readonly', [76], [{ key: 'dataPointID', value: '*', read: true, write: false }])
   const noWrite = await replay(p, pid, readOnly, RANGE)
   t.equal(noWrite.status, 403)
-  t.equal(noWrite.body.error, "No write access to the datapoint 'double'")
+  t.equal(noWrite.body.error, "No write access to datapoint 'double'")
 
   const outputOnly = await role('outputonly', [76], [{ key: 'dataPointID', value: 'double', read: true, write: true }])
   const noInput = await replay(p, pid, outputOnly, RANGE)
   t.equal(noInput.status, 403)
-  t.equal(noInput.body.error, "No read access to the input datapoint 'in'")
+  t.equal(noInput.body.error, "No read access to datapoint 'in'")
 
   const inputOnly = await role('inputonly', [76], [{ key: 'dataPointID', value: 'in', read: true, write: true }])
   t.equal((await replay(p, pid, inputOnly, RANGE)).status, 404, 'an output the caller cannot read is not found')

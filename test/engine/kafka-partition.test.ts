@@ -2,7 +2,7 @@
 // librdkafka's murmur2 partitioner and the Java client do), so that workers can tell which
 // projects their partitions carry. The vectors are those of Kafka's own UtilsTest.testMurmur2.
 import t from 'tap'
-import { keyPartition, murmur2 } from '../../engine/log/kafka-log.ts'
+import { keyPartition, murmur2 } from '../../engine/log/kafka-partition.ts'
 
 t.test('murmur2 gives the Java client\'s values', async (t) => {
   const cases: [string, number][] = [

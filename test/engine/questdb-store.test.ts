@@ -12,7 +12,9 @@ import { QuestdbHttp } from '../../engine/store/questdb-http.ts'
 import {
   SHIFT, createTableSql, floorDivBig, rangeSql, sampleBySql, sampleGroupBySql, sampleStride, storedBounds, tableName,
 } from '../../engine/store/questdb-sql.ts'
-import { openQuestdbStore, packForQuestdb, questdbTarget } from '../../engine/store/questdb-store.ts'
+import { questdbTarget } from '../../engine/store/questdb-connection.ts'
+import { packForQuestdb } from '../../engine/store/questdb-ilp.ts'
+import { openQuestdbStore } from '../../engine/store/questdb-store.ts'
 import { storeContract } from './store-contract.ts'
 
 const URL = process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000'

@@ -10,7 +10,7 @@ t.test('accepted numbers', async t => {
     ['007', 7], ['0.1', 0.1], ['0.3', 0.3], ['123456789012345', 123456789012345],
     ['1234567890123456789', 1234567890123456789], ['0.000000000000000000001', 1e-21],
     ['3.141592653589793238462643', Math.PI], ['1.7976931348623157e308', Number.MAX_VALUE],
-    ['5e-324', 5e-324], ['1e-400', 0], ['0e99999999', 0], ['12345678901234567890e-5', 123456789012345.67890],
+    ['5e-324', 5e-324], ['0e99999999', 0], ['12345678901234567890e-5', 123456789012345.67890],
   ]
   for (const [s, v] of cases) t.equal(f(s), v, s)
   t.ok(Object.is(f('-0'), -0))
@@ -38,8 +38,11 @@ t.test('results equal Number() for many random decimals (correct rounding)', asy
 
 t.test('rejected', async t => {
   for (const s of ['', '+', '-', '.', 'e5', '.e5', '1e', '1e+', 'NaN', 'nan', 'Infinity', '-Infinity', 'inf',
-    '0x10', '0b1', '1_000', '1 000', '1.2.3', '1,5', 'abc', '12a', '1e400', '-1e400', '1..2', '--1', '+-1'])
+    '0x10', '0b1', '1_000', '1 000', '1.2.3', '1,5', 'abc', '12a', '1e400', '-1e400', '1..2', '--1', '+-1',
+    '1e-400', '-2.5E-999', '0.1e-330']) // issue 29: non-zero literals that underflow to 0
     t.ok(Number.isNaN(f(s)), JSON.stringify(s))
+  t.equal(f('0e-400'), 0, 'zero with a large negative exponent is zero')
+  t.equal(f('5e-324'), 5e-324, 'the smallest subnormal is read')
 })
 
 t.test('decimal comma only when enabled', async t => {

@@ -4,7 +4,6 @@
 import t from 'tap'
 import mqtt, { type MqttClient } from 'mqtt'
 import { adminEndpoints } from '../../api/registry.ts'
-import { canAccessDatapoint } from '../../api/permissions.ts'
 import { Catalog } from '../../catalog/index.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { DatapointResolver } from '../../ingest/datapoint-resolver.ts'
@@ -27,7 +26,7 @@ t.test('refused publishes are logged at info with account, topic and reason', as
   const infos: { obj: Record<string, unknown>; msg: string }[] = []
   const log = { info: (obj: object, msg: string) => infos.push({ obj: obj as Record<string, unknown>, msg }), warn() {}, error() {} }
   const broker = await startBroker({
-    catalog, ingest: (_p, batch) => store.append(batch), resolver: new DatapointResolver(catalog), log, datapointAccess: canAccessDatapoint,
+    catalog, ingest: (_p, batch) => store.append(batch), resolver: new DatapointResolver(catalog), log,
     refusalDelayMs: 0, listen: { host: '127.0.0.1', tlsPort: 0, wsPort: 0, tcpPort: 0, cert: tls.cert, key: tls.key },
   })
   const clients: MqttClient[] = []

@@ -89,6 +89,9 @@ t.test('values', async t => {
     t.equal(err(`a value=${v} ${NS}`), errValue(v), JSON.stringify(v))
   }
   t.ok(Object.is(one(t, `a value=-0 ${NS}`)?.value, -0))
+  // Issue 29: a non-zero literal that underflows to 0 is refused, zero written any way is not.
+  for (const v of ['1e-400', '-2.5E-999', '0.1e-330']) t.equal(err(`a value=${v} ${NS}`), errValue(v), `${v} underflows`)
+  for (const [v, n] of [['0e-400', 0], ['0.000e-999', 0], ['5e-324', 5e-324]] as const) t.equal(one(t, `a value=${v} ${NS}`)?.value, n, `${v} is read`)
 })
 
 t.test('parseFloatBytes matches Number() on random decimals', async t => {

@@ -239,15 +239,15 @@ t.test('virtual datapoints: pins the caller cannot read are masked (issue 9, ite
   const made = await p.call(u, 'POST', `${base}/virtual_datapoint?dataPointID=mine&type=formula`, { pins: { P1: { dataPointID: 'visible' } }, parameters: { formula: 'P1' } })
   t.same(made.body.resource.pins, { P1: { dataPointID: 'visible' } }, 'create: own readable inputs stay visible')
   const sneaky = await p.call(u, 'POST', `${base}/virtual_datapoint?dataPointID=mine2&type=formula`, { pins: { P1: { dataPointID: 'hidden' } }, parameters: { formula: 'P1' } })
-  t.same(sneaky, { status: 403, body: { success: false, error: "No read access to the input datapoint 'hidden'", operation: 'create' } }, 'create from an unreadable input: 403 (issue 15, drift 4)')
+  t.same(sneaky, { status: 403, body: { success: false, error: "No read access to datapoint 'hidden'", operation: 'create' } }, 'create from an unreadable input: 403 (issue 15, drift 4)')
   const mixedPins = await p.call(u, 'POST', `${base}/virtual_datapoint?dataPointID=mine3&type=formula`, { pins: { P1: { dataPointID: 'visible' }, P2: { dataPointID: 'hidden' } }, parameters: { formula: 'P1 + P2' } })
-  t.same(mixedPins, { status: 403, body: { success: false, error: "No read access to the input datapoint 'hidden'", operation: 'create' } }, 'one unreadable pin among readable ones is enough')
+  t.same(mixedPins, { status: 403, body: { success: false, error: "No read access to datapoint 'hidden'", operation: 'create' } }, 'one unreadable pin among readable ones is enough')
   const intoHidden = await p.call(u, 'POST', `${base}/virtual_datapoint?dataPointID=hidden&type=formula`, { pins: { P1: { dataPointID: 'visible' } }, parameters: { formula: 'P1' } })
-  t.same(intoHidden, { status: 403, body: { success: false, error: "No write access to the datapoint 'hidden'", operation: 'create' } }, 'create into an unwritable output: 403')
+  t.same(intoHidden, { status: 403, body: { success: false, error: "No write access to datapoint 'hidden'", operation: 'create' } }, 'create into an unwritable output: 403')
   const r = await addUser(p, 'vdp-reader')
   await give(await projectRole('vdp-read-a', [70], [READ_A]), r)
   const readOnly = await p.call(r, 'POST', `${base}/virtual_datapoint?dataPointID=visible&type=formula`, { pins: { P1: { dataPointID: 'visible' } }, parameters: { formula: 'P1' } })
-  t.same(readOnly, { status: 403, body: { success: false, error: "No write access to the datapoint 'visible'", operation: 'create' } }, 'a readable output without write is refused too')
+  t.same(readOnly, { status: 403, body: { success: false, error: "No write access to datapoint 'visible'", operation: 'create' } }, 'a readable output without write is refused too')
   t.equal((await p.call(p.admin, 'GET', `${base}/virtual_datapoints`)).body.items.length, 2, 'none of the refused creates left a record')
   const other = await p.call(u, 'GET', `${base}/virtual_datapoint?dataPointID=nope`)
   t.equal(other.status, 404)
@@ -260,7 +260,7 @@ t.test('virtual datapoints: read on the output is not write; starting, stopping,
   const u = await addUser(p, 'vdp-viewer')
   await give(await projectRole('vdp-read-only', [71, 72, 73, 74], [READ_A]), u)
   t.equal((await p.call(u, 'GET', `${base}/virtual_datapoint?dataPointID=out`)).status, 200, 'reading it is fine')
-  const noWrite = { status: 403, body: { success: false, error: "No write access to the datapoint 'out'", operation: '' } }
+  const noWrite = { status: 403, body: { success: false, error: "No write access to datapoint 'out'", operation: '' } }
   const res = async (method: 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown) => {
     const r = await p.call(u, method, url, body)
     return { status: r.status, body: { ...r.body, operation: '' } }

@@ -10,12 +10,12 @@ t.test('defaults', async (t) => {
   t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
     questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
-    dataDir: './data', catalogDir: './data', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
+    dataDir: './var', catalogDir: './var', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
     vdpDefaultEnabled: true, webhookAllow: [], vdpLatenessSeconds: 3600,
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024,
       preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
-    blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
+    blobs: { kind: 'fs', dir: 'var/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
   })
 })
 

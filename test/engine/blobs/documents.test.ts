@@ -12,6 +12,7 @@ import { Documents } from '../../../engine/blobs/documents.ts'
 import { openFsBlobStore } from '../../../engine/blobs/fs-store.ts'
 import type { BlobStore } from '../../../engine/blobs/port.ts'
 import { chunked } from './contract.ts'
+import { nowMs, VirtualClock } from '../../../core/clock/index.ts'
 
 async function setup(t: Test) {
   const catalog = Catalog.open(':memory:', adminEndpoints)
@@ -54,4 +55,28 @@ t.test('a client gone mid-upload: no file, no object, no use', async (t) => {
   await t.rejects(docs.upload(space, 'create', 'x.bin', chunked(randomBytes(500_000), 10_000, 200_000)), { message: 'client went away' })
   t.same(await catalog.files.usage(space), { files: 0, space_bytes: 0 })
   t.same(await inner.listPrefixes(), [], 'no object was written')
+})
+
+t.test('a download link works until the millisecond before valid_until and not at it (one clock for the link and the storage)', async (t) => {
+  const catalog = Catalog.open(':memory:', adminEndpoints)
+  const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'acme-pass-1' })
+  const space = { kind: 'company', companyId: company.id } as const
+  // The time source the link check uses, moved by the test (not by waiting).
+  const clock = new VirtualClock(Date.UTC(2026, 0, 1, 12, 0, 0, 250) * 1000)
+  const inner = await openFsBlobStore({ dir: t.testdir(), host: '127.0.0.1', port: 0, now: () => nowMs(clock) })
+  t.teardown(async () => { await inner.close(); catalog.close() })
+  const docs = new Documents(catalog.files, inner, { clock })
+  await docs.upload(space, 'create', 'plan.pdf', chunked(Buffer.from('the plan')))
+  const asked = nowMs(clock)
+  const link = await docs.link(space, 'plan.pdf', 60)
+  const validUntil = Date.parse(link.valid_until)
+  t.ok(validUntil > asked + 59_000 && validUntil <= asked + 60_000, `valid_until ${link.valid_until} is 60 s after the request, at most`)
+  clock.advanceTo((validUntil - 1) * 1000)
+  const before = await fetch(link.download_link)
+  t.equal(before.status, 200, 'the link works 1 ms before valid_until')
+  t.equal(await before.text(), 'the plan')
+  clock.advanceTo(validUntil * 1000)
+  const at = await fetch(link.download_link)
+  t.equal(at.status, 403, 'the link stops working at valid_until, not later')
+  t.match(await at.text(), /Request has expired/)
 })

@@ -98,6 +98,28 @@ t.test('the deadline counts from the first log entry: a time-out is never logged
   t.equal(Date.parse(log.at(-1)!.time) - Date.parse(log[0].time), 50, 'logged when the window after the first entry has passed')
 })
 
+t.test('a restart well after the request: the time-out comes at the original deadline on the shared clock, not a fresh window', async (t) => {
+  // One virtual clock for the process before and after the restart (issue 36): the request
+  // is made 45 s before the restart, so a re-armed fresh window would end 45 s late.
+  const T0 = 1_800_000_000_000_000
+  const clock = new VirtualClock(T0)
+  const s = await setup(t, { timeoutMs: 60_000, clock })
+  const op = await s.req()
+  t.equal(op.deadline, T0 / 1000 + 60_000, 'the deadline counts from the request')
+  clock.advance(45_000_000)
+  s.service.stopAll() // the process stops 45 s after the request
+  const restarted = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 60_000, publish: async () => 'x', clock })
+  t.teardown(() => restarted.stopAll())
+  t.same(await restarted.resume(), { waiting: 1, ended: 0 })
+  t.equal(clock.nextAt, T0 + 60_000_000, 'the time-out is armed at the original deadline, 15 s after the restart')
+  clock.advance(15_000_000 - 1_000) // 1 ms before the original deadline
+  t.equal((await s.catalog.setpoints.get(op.reference)).status, 'requested', 'not failed before its deadline')
+  clock.advance(1_000)
+  const failed = await waitFor(async () => { const o = await s.catalog.setpoints.get(op.reference); return o.status === 'failed' ? o : undefined }, { what: 'the time-out at the original deadline' })
+  t.equal(failed.log.at(-1)!.time, new Date(T0 / 1000 + 60_000).toISOString(), 'failed at the original deadline, not 60 s after the restart')
+  t.equal(failed.log.at(-1)!.msg, 'No answer from the edge device within 60 s: the edge device is unreachable')
+})
+
 t.test('resume: requested operations keep their deadline, initialized ones end; stopProject ends pending ones', async (t) => {
   const s = await setup(t, { timeoutMs: 300 })
   const waiting = await s.req()

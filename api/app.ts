@@ -16,6 +16,7 @@ import type { RouteContext } from './route-context.ts'
 import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
 import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throttle.ts'
+import { ExistsProbeLimit, type ExistsProbeOptions } from './exists-probe-limit.ts'
 import { frameworkError, installErrorHandling } from './error-handler.ts'
 import { documentRoute, swaggerOptions } from './openapi.ts'
 import { authRoutes } from './routes/auth.ts'
@@ -76,10 +77,13 @@ export interface AppDeps {
   onProjectDeleting?: (projectId: number) => Promise<void> | void
   /**
    * Throttling of failed HTTP logins (Basic, bearer, current_password), or its limits.
-   * Defaults (catalog/login-throttle.ts): 20 failures per source address and 10 per account
-   * within 5 minutes, then 429 with Retry-After until the window ends.
+   * Defaults (catalog/login-throttle.ts): within 5 minutes, 5 failures per (address, account),
+   * 20 per address and 10 per account from addresses it never logged in from; then 429 with
+   * Retry-After until the window ends. Attempts count before the password check.
    */
   loginThrottle?: LoginThrottle | LoginThrottleOptions
+  /** Budget of "already exists" answers per company (api/exists-probe-limit.ts; default 20 per hour). */
+  existsProbes?: ExistsProbeOptions
   /** The component library (engine/analytics/library.ts); default: data/components, loaded now. */
   library?: ComponentLibrary
   /** Runs analysis instances (engine/analytics/service.ts); default: one over this catalog and store. */
@@ -142,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
-  const auth = new Authenticator(deps.catalog, { throttle })
+  const auth = new Authenticator(deps.catalog, { throttle, probes: new ExistsProbeLimit(deps.existsProbes) })
   app.addHook('onClose', async () => auth.close())
   installAccessHooks(app, deps.catalog, auth)
   const ingest: Ingest = deps.ingest ?? ((_project, batch) => deps.store.append(batch))

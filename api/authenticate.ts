@@ -28,6 +28,7 @@ import { CREDENTIALS } from '../catalog/changes.ts'
 import { AuthenticationError, ForbiddenError, TooManyRequestsError } from '../core/errors.ts'
 import { LoginThrottle, type LoginAttempt } from '../catalog/login-throttle.ts'
 import { verifyPassword } from '../catalog/passwords.ts'
+import { ExistsProbeLimit } from './exists-probe-limit.ts'
 import type { User, UserWithHash } from '../catalog/types.ts'
 
 export interface Caller { user: User; token?: string }
@@ -37,6 +38,8 @@ export interface AuthenticatorOptions {
   cacheTtlMs?: number
   /** Counts failed logins; default: a LoginThrottle with its documented defaults. */
   throttle?: LoginThrottle
+  /** Budget of "already exists" answers per company (issue 29 item 5); default: its documented defaults. */
+  probes?: ExistsProbeLimit
 }
 
 interface CacheEntry { email: string; passwordHash: string; proof: Buffer }
@@ -45,11 +48,14 @@ export class Authenticator {
   private readonly cache: LRUCache<number, CacheEntry>
   private readonly secret = randomBytes(32)
   readonly throttle: LoginThrottle
+  /** Limits probing of other companies' emails and MQTT usernames (exists-probe-limit.ts). */
+  readonly probes: ExistsProbeLimit
   private readonly unsubscribe: () => void
 
   constructor (private readonly catalog: Catalog, opts: AuthenticatorOptions = {}) {
     this.cache = new LRUCache({ max: opts.cacheSize ?? 10_000, ttl: opts.cacheTtlMs ?? 5 * 60_000 })
     this.throttle = opts.throttle ?? new LoginThrottle()
+    this.probes = opts.probes ?? new ExistsProbeLimit()
     this.unsubscribe = catalog.changes.subscribe(CREDENTIALS, (change) => {
       if (typeof change.userId === 'number') this.cache.delete(change.userId)
       else this.cache.clear()

@@ -20,6 +20,7 @@ import { Failure } from './schemas.ts'
 const EXTRA: Readonly<Record<number, readonly number[]>> = {
   2: [403, 409], // wrong current_password; email taken
   6: [403], // a bearer token cannot create tokens
+  3: [403], // a bearer token cannot delete its user
   7: [400], // a Basic login has no token to revoke
   13: [404, 409], // another company's id; email taken
   15: [409], 17: [409], 34: [409], 36: [409], // role name taken

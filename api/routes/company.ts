@@ -10,7 +10,7 @@ import { Company, Description, Email, Envelope, Id, Name, Password, PersonName, 
 
 const NewProject = Type.Object({ name: Name, description: Type.Optional(Description) }, { additionalProperties: false })
 
-export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog }) => {
+export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { catalog, auth }) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   app.route({
     ...at(10),
@@ -41,7 +41,8 @@ export const companyRoutes: FastifyPluginAsync<RouteContext> = async (base, { ca
       const { company_id: companyId, ...fields } = req.body
       // The new user joins the creator's company; other companies do not exist for the caller.
       if (companyId !== req.caller.user.company_id) throw new NotFoundError(`Company ${companyId} not found`)
-      return created(reply, await catalog.users.create(companyId, fields))
+      // Emails are unique across companies: "already exists" answers are budgeted (issue 29).
+      return created(reply, await auth.probes.guard(companyId, 'user emails', () => catalog.users.create(companyId, fields)))
     },
   })
 }

@@ -90,7 +90,8 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
     handler: async (req, reply) => {
       const { validity = DEFAULT_VALIDITY_S, ...rest } = req.body
       const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? 'read')
-      const row = await accounts.create(req.project.id, { ...rest, reach, validUntil: Date.now() + validity * 1000 })
+      // Usernames are unique across the broker: "already exists" answers are budgeted per company (issue 29).
+      const row = await ctx.auth.probes.guard(req.project.company_id, 'MQTT usernames', () => accounts.create(req.project.id, { ...rest, reach, validUntil: Date.now() + validity * 1000 }))
       return created(reply, await view(row, req.project.id))
     },
   })

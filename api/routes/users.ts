@@ -3,10 +3,12 @@
 // Basic and bearer callers alike (issue 9, item 5): a stolen token or an open session cannot
 // take the account over. A wrong current_password counts as a failed login (throttled). A new
 // password revokes every bearer token of the user, including the one of this call.
+// Deleting one's own user (endpoint 3) needs HTTP Basic credentials (issue 29): a bearer
+// token alone answers 403, as minting tokens does, so a stolen token cannot end the account.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { InvalidInputError } from '../../core/errors.ts'
+import { ForbiddenError, InvalidInputError } from '../../core/errors.ts'
 import type { RouteContext } from '../route-context.ts'
 import { deleted, updated } from '../envelope.ts'
 import { at } from '../registry.ts'
@@ -44,13 +46,17 @@ export const userRoutes: FastifyPluginAsync<RouteContext> = async (base, { catal
         if (current === undefined) throw new InvalidInputError(`Changing the ${what} needs current_password: the current password of this account`)
         await auth.confirmPassword(me, current, req.ip)
       }
-      return updated(reply, await catalog.users.update(me.id, change))
+      const update = () => catalog.users.update(me.id, change)
+      return updated(reply, await (emailChanges ? auth.probes.guard(me.company_id, 'user emails', update) : update()))
     },
   })
   app.route({
     ...at(3),
     schema: { response: { 200: Envelope(User) } },
-    handler: async (req, reply) => deleted(reply, await catalog.users.delete(req.caller.user.id)),
+    handler: async (req, reply) => {
+      if (req.caller.token !== undefined) throw new ForbiddenError('A bearer token cannot delete its user: call DELETE /v2/user with HTTP Basic credentials (email and password)')
+      return deleted(reply, await catalog.users.delete(req.caller.user.id))
+    },
   })
   app.route({
     ...at(4),

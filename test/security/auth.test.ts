@@ -78,6 +78,20 @@ t.test('a stolen bearer token cannot mint tokens, nor change email or password',
   t.equal((await p.call({ ...victim, password: 'new-victim-pass' }, 'GET', '/v2/user')).status, 200)
 })
 
+t.test('issue 29: a bearer token alone cannot delete its user; Basic credentials can', async (t) => {
+  const p = await platform(t)
+  const victim = await addUser(p, 'deletable')
+  const stolen = (await p.call(victim, 'POST', '/v2/auth/token')).body.resource.access_token
+  t.same(await p.call(stolen, 'DELETE', '/v2/user'), {
+    status: 403,
+    body: { success: false, error: 'A bearer token cannot delete its user: call DELETE /v2/user with HTTP Basic credentials (email and password)', operation: 'delete' },
+  })
+  t.equal((await p.call(victim, 'GET', '/v2/user')).status, 200, 'the user is still there')
+  t.equal((await p.call(stolen, 'GET', '/v2/user')).status, 200, 'and so is the token')
+  t.equal((await p.call(victim, 'DELETE', '/v2/user')).status, 200, 'with its password the owner deletes it')
+  t.equal((await p.call(victim, 'GET', '/v2/user')).status, 401)
+})
+
 t.test('after an email change the old email is refused at once, however recently it was cached', async (t) => {
   const p = await platform(t)
   const u = await addUser(p, 'mover')

@@ -5,6 +5,8 @@ import { parseWebhookAllow } from '../engine/notify/address-policy.ts'
 import { readFileSync } from 'node:fs'
 import type { BlobConfig } from '../engine/blobs/index.ts'
 import { readBlobsConfig } from './blobs-config.ts'
+import type { UploadLimits } from '../engine/blobs/upload-gate.ts'
+import { readUploadLimits } from './uploads-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -67,6 +69,8 @@ export interface Config {
   }
   /** Document storage (api/blobs-config.ts); undefined: documents are not served. */
   blobs?: BlobConfig
+  /** Bounds of running document uploads (api/uploads-config.ts). */
+  uploads: UploadLimits
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
@@ -110,6 +114,7 @@ export function loadConfig(env: Source = process.env): Config {
     vdpDefaultEnabled: true,
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],
+    uploads: readUploadLimits(int),
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }

@@ -1,6 +1,6 @@
 // The one place where errors become failure envelopes with an HTTP status (DESIGN.md table).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { LintelError, TooManyRequestsError } from '../core/errors.ts'
+import { LintelError, OverloadedError, TooManyRequestsError } from '../core/errors.ts'
 import { operationOf, type Operation } from './envelope.ts'
 
 function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: string) {
@@ -11,7 +11,7 @@ function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: s
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof TooManyRequestsError) reply.header('retry-after', String(err.retryAfterSeconds))
+    if ((err instanceof TooManyRequestsError || err instanceof OverloadedError) && err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds))
     if (err instanceof LintelError) return fail(req, reply, err.status, err.message)
     if (err.validation) return fail(req, reply, 400, `Invalid input: ${err.message}`)
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(req, reply, 413, 'Request body is too large')

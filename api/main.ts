@@ -231,7 +231,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   let documents: Documents | undefined
   if (roles.has('api') && config.blobs) {
     blobs = await openBlobStore(config.blobs)
-    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }) })
+    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }), uploads: config.uploads })
     // Objects of spaces whose project or company was deleted (the operator's CLI deletes
     // companies without the storage): removed at start and every 10 minutes.
     const sweep = () => { documents!.sweep().catch((err) => logger.warn({ err }, 'documents: sweep failed')) }

@@ -57,13 +57,32 @@ export class TooManyRequestsError extends LintelError {
   }
 }
 
-/** 503: overloaded (a bounded queue is full); the client should retry later. */
+/** 503: overloaded (a bounded queue is full); the client should retry later (`Retry-After` when known). */
 export class OverloadedError extends LintelError {
   override readonly code = 'OVERLOADED'
   override readonly status = 503
+  readonly retryAfterSeconds: number | undefined
+  constructor (message: string, options?: ErrorOptions & { retryAfterMs?: number }) {
+    super(message, options)
+    const ms = options?.retryAfterMs
+    this.retryAfterSeconds = ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000))
+  }
+}
+
+/** 408: the request body arrived too slowly (issue 29: a slow body cannot hold a server's resources). */
+export class RequestTimeoutError extends LintelError {
+  override readonly code = 'REQUEST_TIMEOUT'
+  override readonly status = 408
+}
+
+/** 507: the storage is full; nothing of the request was stored. */
+export class InsufficientStorageError extends LintelError {
+  override readonly code = 'INSUFFICIENT_STORAGE'
+  override readonly status = 507
 }
 
 export const errorClasses = [
   InvalidInputError, AuthenticationError, ForbiddenError, NotFoundError,
   ConflictError, TooLargeError, TooManyRequestsError, OverloadedError,
+  RequestTimeoutError, InsufficientStorageError,
 ] as const

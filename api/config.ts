@@ -7,6 +7,7 @@ import type { BlobConfig } from '../engine/blobs/index.ts'
 import { readBlobsConfig } from './blobs-config.ts'
 import type { UploadLimits } from '../engine/blobs/upload-gate.ts'
 import { readUploadLimits } from './uploads-config.ts'
+import { readAlertLimits } from './alerts-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -71,6 +72,8 @@ export interface Config {
   blobs?: BlobConfig
   /** Bounds of running document uploads (api/uploads-config.ts). */
   uploads: UploadLimits
+  /** Bounds of alerts and their notifications (api/alerts-config.ts). */
+  alertLimits: { outboxPerCompany: number }
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
@@ -115,6 +118,7 @@ export function loadConfig(env: Source = process.env): Config {
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],
     uploads: readUploadLimits(int),
+    alertLimits: readAlertLimits(int),
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024 },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }

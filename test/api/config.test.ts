@@ -16,6 +16,7 @@ t.test('defaults', async (t) => {
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024 },
     blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
     uploads: { perCompany: 4, perNode: 8, tempBytes: 8 * 1024 ** 3, minBytesPerSecond: 16 * 1024, rateWindowMs: 30_000 },
+    alertLimits: { outboxPerCompany: 10_000 },
   })
 })
 
@@ -26,6 +27,8 @@ t.test('bounds of running uploads (issue 29): settings and their checks', async 
   t.throws(() => loadConfig({ LINTEL_UPLOADS_PER_COMPANY: '0' }), { message: /LINTEL_UPLOADS_PER_COMPANY must be an integer from 1 to 10000, got '0'/ })
   t.throws(() => loadConfig({ LINTEL_UPLOAD_TEMP_MB: 'lots' }), { message: /LINTEL_UPLOAD_TEMP_MB must be an integer from 1 to/ })
   t.throws(() => loadConfig({ LINTEL_UPLOAD_RATE_WINDOW_S: '0' }), { message: /LINTEL_UPLOAD_RATE_WINDOW_S must be an integer from 1 to 3600/ })
+  t.equal(loadConfig({ LINTEL_ALERT_OUTBOX_PER_COMPANY: '50' }).alertLimits.outboxPerCompany, 50)
+  t.throws(() => loadConfig({ LINTEL_ALERT_OUTBOX_PER_COMPANY: '0' }), { message: /LINTEL_ALERT_OUTBOX_PER_COMPANY must be an integer from 1 to 100000/ })
 })
 
 t.test('every wrong value is named with what was expected', async (t) => {

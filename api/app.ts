@@ -6,16 +6,17 @@ import { Ajv } from 'ajv'
 import sjson from 'secure-json-parse'
 import type { Logger } from 'pino'
 import type { Catalog } from '../catalog/index.ts'
-import { InvalidInputError } from '../core/errors.ts'
+import { InvalidInputError, UnsupportedMediaTypeError } from '../core/errors.ts'
 import { CheckedObservations } from '../ingest/json-observations.ts'
 import { observationsFromJsonText } from '../ingest/json-text.ts'
+import { underflowingNumber } from '../ingest/json-underflow.ts'
 import type { Ingest } from '../engine/ingest-port.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import type { RouteContext } from './route-context.ts'
 import { installAccessHooks } from './access-hooks.ts'
 import { Authenticator } from './authenticate.ts'
 import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throttle.ts'
-import { installErrorHandling } from './error-handler.ts'
+import { frameworkError, installErrorHandling } from './error-handler.ts'
 import { documentRoute, swaggerOptions } from './openapi.ts'
 import { authRoutes } from './routes/auth.ts'
 import { companyRoutes } from './routes/company.ts'
@@ -95,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Two validators: path and query strings are coerced to numbers, bodies are not, so a
     // string where a number belongs is an error rather than silently converted.
     schemaController: undefined,
+    // Bad URLs and over-long path parameters answer the failure envelope (400), not Fastify's own body.
+    frameworkErrors: frameworkError,
   } as FastifyServerOptions)
   const coercing = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false })
   const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false })
@@ -102,6 +105,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (httpPart === 'body' ? strict : coercing).compile(schema) as never)
 
   app.removeContentTypeParser('text/plain') // JSON only: anything else answers 415
+  // No body is decompressed here: a coded body (gzip, deflate, br) is refused as such, 415,
+  // before any of it is read (a gzip JSON body answered 400 "malformed JSON", issue 29).
+  app.addHook('onRequest', async (req) => {
+    const coding = req.headers['content-encoding']
+    const hasBody = (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined
+    if (hasBody && coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
+      throw new UnsupportedMediaTypeError(`Content-Encoding '${coding.slice(0, 40)}' is not supported: send the body uncompressed`)
+    }
+  })
   app.addContentTypeParser('application/json', { parseAs: 'string' }, async (req: FastifyRequest, body: string | Buffer) => {
     const text = body as string
     if (text === '') return {}
@@ -111,6 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const rows = await observationsFromJsonText(text)
       if (rows) return new CheckedObservations(rows)
     }
+    const tiny = underflowingNumber(text)
+    if (tiny !== undefined) throw new InvalidInputError(`The number ${tiny} is too small for a double: it is not zero but would be read as 0`)
     try {
       return sjson.parse(text, { protoAction: 'error', constructorAction: 'error' }) as unknown
     } catch (err) {

@@ -12,18 +12,21 @@
 // entries) on every node as soon as a password, email, user, company or token changes on any
 // (issue 17, item 4): no node keeps a login alive that another node has ended.
 //
-// Throttling (issue 9, item 6): failed logins are counted per source address and per
-// account (the email named) in the shared LoginThrottle; while either is blocked, an attempt
-// is refused with 429 and Retry-After before the password is checked. Failed bearer tokens
-// count per address under their own key (`bearer:<address>`), so a client polling with a
-// stale token does not lock password logins out of a shared address. Unknown and known
-// emails cost the same: an unknown one is checked against a dummy hash of the same cost.
+// Throttling (issue 9 item 6, issue 29 item 1; catalog/login-throttle.ts): every attempt is
+// admitted by the LoginThrottle before its password is checked, and counts as failed until
+// it succeeds, so concurrent guesses cannot race past the limit. Counters: per (address,
+// email), per address, and per email from addresses that never logged in to it (a user's
+// known addresses are never locked out by guessing from elsewhere). A refused attempt answers
+// 429 with Retry-After and checks no password. Failed bearer tokens count per address under
+// their own key (`bearer:<address>`), so a client polling with a stale token does not lock
+// password logins out of a shared address. Unknown and known emails cost the same: an
+// unknown one is checked against a dummy hash of the same cost.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { Catalog } from '../catalog/index.ts'
 import { CREDENTIALS } from '../catalog/changes.ts'
 import { AuthenticationError, ForbiddenError, TooManyRequestsError } from '../core/errors.ts'
-import { LoginThrottle } from '../catalog/login-throttle.ts'
+import { LoginThrottle, type LoginAttempt } from '../catalog/login-throttle.ts'
 import { verifyPassword } from '../catalog/passwords.ts'
 import type { User, UserWithHash } from '../catalog/types.ts'
 
@@ -78,25 +81,21 @@ export class Authenticator {
    * Checks the password of an authenticated user again (PUT /v2/user changing email or
    * password): throttled and counted like a login, as it is one more way to guess.
    */
-  async confirmPassword(user: User, password: string, address?: string): Promise<void> {
-    this.refuseIfBlocked(address, user.email)
+  async confirmPassword(user: User, password: string, address?: string, why = 'changing the email or password'): Promise<void> {
+    const attempt = this.admit(address, user.email)
     const stored = await this.catalog.users.findWithHash(user.id)
     if (!stored || !(await verifyPassword(password, stored.password_hash))) {
-      this.throttle.failed(address, user.email)
-      throw new ForbiddenError('current_password is wrong: changing the email or password needs the current password of this account')
+      throw new ForbiddenError(`current_password is wrong: ${why} needs the current password of this account`)
     }
-    this.throttle.succeeded(user.email)
+    attempt.succeeded()
   }
 
   private async bearer(token: string, address: string | undefined): Promise<Caller> {
-    const key = address === undefined ? undefined : `bearer:${address}`
-    this.refuseIfBlocked(key, undefined)
+    const attempt = this.admit(address === undefined ? undefined : `bearer:${address}`, undefined)
     const userId = await this.catalog.tokens.verify(token)
     const user = userId === undefined ? undefined : await this.catalog.users.findWithHash(userId)
-    if (!user) {
-      this.throttle.failed(key, undefined)
-      throw new AuthenticationError('Invalid or expired token')
-    }
+    if (!user) throw new AuthenticationError('Invalid or expired token')
+    attempt.succeeded()
     return { user: stripHash(user), token }
   }
 
@@ -104,27 +103,23 @@ export class Authenticator {
     const decoded = Buffer.from(encoded, 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     if (colon < 0) {
-      this.refuseIfBlocked(address, undefined)
-      this.throttle.failed(address, undefined)
+      this.admit(address, undefined) // counted: it stays a failure
       throw new AuthenticationError('Malformed Basic credentials')
     }
     const email = decoded.slice(0, colon)
     const password = decoded.slice(colon + 1)
-    this.refuseIfBlocked(address, email)
+    const attempt = this.admit(address, email)
     const user = await this.catalog.users.findByEmailWithHash(email)
     const proof = createHmac('sha256', this.secret).update(password).digest()
     if (user && this.cached(user, proof)) {
-      this.throttle.succeeded(email)
+      attempt.succeeded()
       return { user: stripHash(user) }
     }
     // Same cost and same text for an unknown email and a wrong password: no account probing.
     const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH)
-    if (!user || !ok) {
-      this.throttle.failed(address, email)
-      throw new AuthenticationError('Invalid email or password')
-    }
+    if (!user || !ok) throw new AuthenticationError('Invalid email or password')
     this.cache.set(user.id, { email: user.email, passwordHash: user.password_hash, proof })
-    this.throttle.succeeded(email)
+    attempt.succeeded()
     return { user: stripHash(user) }
   }
 
@@ -140,12 +135,12 @@ export class Authenticator {
     return timingSafeEqual(hit.proof, proof)
   }
 
-  private refuseIfBlocked(address: string | undefined, account: string | undefined): void {
-    const wait = this.throttle.retryAfterMs(address, account)
-    if (wait > 0) {
-      const seconds = Math.max(1, Math.ceil(wait / 1000))
-      throw new TooManyRequestsError(`Too many failed logins from this address or for this account: try again in ${seconds} s`, wait)
-    }
+  /** Admits an attempt before its password is checked (emails compared in lower case), or throws the 429. */
+  private admit(address: string | undefined, email: string | undefined): LoginAttempt {
+    const a = this.throttle.begin(address, email?.toLowerCase())
+    if (a.admitted) return a.attempt
+    const seconds = Math.max(1, Math.ceil(a.retryAfterMs / 1000))
+    throw new TooManyRequestsError(`Too many failed logins from this address or for this account: try again in ${seconds} s`, a.retryAfterMs)
   }
 }
 

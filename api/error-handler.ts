@@ -9,6 +9,16 @@ function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: s
   return reply.code(status).send({ success: false, error, operation: operationOf(req.method, configured) })
 }
 
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode (FST_ERR_BAD_URL) or a path
+ * parameter over `maxParamLength` (FST_ERR_MAX_PARAM_LENGTH, which answered a bare 414) is
+ * the client's input: a 400 failure envelope like any other invalid input (issue 29).
+ */
+export function frameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is longer than 100 characters' : 'the URL is not valid (percent-encoding of UTF-8 expected)'
+  return fail(req, reply, 400, `Invalid input: ${what}`)
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if ((err instanceof TooManyRequestsError || err instanceof OverloadedError) && err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds))

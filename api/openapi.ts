@@ -11,12 +11,14 @@
 import type { RouteOptions } from 'fastify'
 import type { SwaggerOptions } from '@fastify/swagger'
 import { endpoint } from './registry.ts'
+import { restoreCallbackSummaries } from './routes/alert-notification-doc.ts'
 import { Failure } from './schemas.ts'
 
 /** Statuses only some endpoints answer, beyond those every route of its scope answers. */
 const EXTRA: Readonly<Record<number, readonly number[]>> = {
   2: [403, 409], // wrong current_password; email taken
   6: [403], // a bearer token cannot create tokens
+  7: [400], // a Basic login has no token to revoke
   13: [404, 409], // another company's id; email taken
   15: [409], 17: [409], 34: [409], 36: [409], // role name taken
   32: [503], // deleting the series in the store
@@ -111,6 +113,11 @@ export const swaggerOptions: SwaggerOptions = {
       },
     },
     security: [{ basic: [] }, { bearer: [] }],
+  },
+  transformObject: (documentObject) => {
+    const doc = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject
+    restoreCallbackSummaries(doc as never)
+    return doc
   },
   transform: ({ schema, url }) => {
     const s = schema as unknown as Record<string, unknown> | undefined

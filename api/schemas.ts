@@ -8,6 +8,8 @@ export const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\
 export const Password = Type.String({ minLength: 8, maxLength: 1024 })
 export const PersonName = Type.String({ minLength: 1, maxLength: 200 })
 export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+/** Highest page number of a list: (page - 1) * per_page must stay an exact SQL OFFSET and slice index (issue 29: 1e21 and Infinity answered 500). */
+export const MAX_PAGE = 1_000_000_000
 
 export const Company = Type.Object({ id: Type.Integer(), name: Type.String(), description: Type.String() })
 export const Project = Type.Object({ id: Type.Integer(), company_id: Type.Integer(), name: Type.String(), description: Type.String() })

@@ -16,6 +16,7 @@ import { loadComponentLibrary } from '../engine/analytics/library.ts'
 import { AnalyticsService } from '../engine/analytics/service.ts'
 import type { Observation } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
+import { VirtualClock } from '../core/clock/virtual-clock.ts'
 import { emit, median, progress } from './lib.ts'
 
 const runs = Number(process.env.BENCH_RUNS ?? 3)
@@ -59,7 +60,7 @@ try {
       await catalog.componentsInProject.setPins(cip.id, [{ pin_id: 501, datapoint: ids.get(`hc${i}/flow`)! }, { pin_id: 502, datapoint: ids.get(`hc${i}/return`)! }, { pin_id: 504, datapoint: 1 }])
       await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: i % 2 === 0 ? 2 : 4, name: `i${i}`, description: '', enabled: true, weeks_from: WEEK })
     }
-    const service = new AnalyticsService({ catalog, store, library, now: () => WEEK + WEEK_US, worker: 'bench' })
+    const service = new AnalyticsService({ catalog, store, library, clock: new VirtualClock(WEEK + WEEK_US), worker: 'bench' })
     const start = performance.now()
     const ran = await service.tick()
     const ms = performance.now() - start

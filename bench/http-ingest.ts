@@ -103,7 +103,7 @@ if (modes.length === 2) emit({ bench: 'http-ingest', ratio: 'stored observations
 /** A worker process beside the server: its own data directory, the server's catalog. */
 async function startWorker(catalogDir: string, env: Record<string, string>): Promise<{ stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-worker-'))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: { ...process.env, ...env, LINTEL_ROLES: 'worker', LINTEL_DATA_DIR: dataDir, LINTEL_CATALOG_DIR: catalogDir, LINTEL_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

@@ -17,7 +17,7 @@ export interface Server { url: string; child: ChildProcess; dataDir: string; mqt
 export async function startServer(env: Record<string, string> = {}, preload: string[] = []): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'lintel-bench-'))
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
-  const child = spawn(process.execPath, [...nodeArgs, ...startOptions(), ...preload.flatMap((p) => ['--import', p]), 'api/main.ts'], {
+  const child = spawn(process.execPath, [...nodeArgs, ...startOptions(), ...preload.flatMap((p) => ['--import', p]), 'server/main.ts'], {
     env: {
       ...process.env, LINTEL_DATA_DIR: dataDir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
       LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: ADMIN.email, LINTEL_ADMIN_PASSWORD: ADMIN.password, ...env,

@@ -1,9 +1,9 @@
 // Change notifications between the processes that share a catalog (catalog/port.ts,
-// `ChangesPort`): the in-process emitter of the SQLite adapter (one process owns the file),
-// the topics the adapters announce themselves, and the wrapping that announces them after
+// `ChangesPort`): the topics the adapters announce themselves, and the wrapping that announces them after
 // the write is committed. The PostgreSQL adapter carries the same messages over
-// LISTEN/NOTIFY (catalog/postgres/changes.ts).
-import type { ChangePayload, ChangesPort } from './port.ts'
+// LISTEN/NOTIFY (catalog/postgres/changes.ts), the SQLite adapter in process (one process
+// owns the file; catalog/sqlite/changes.ts).
+import type { ChangePayload } from './port.ts'
 
 /** Topic announced by the adapters when a login or token may have stopped being valid. */
 export const CREDENTIALS = 'credentials'
@@ -32,7 +32,7 @@ export function encodeChange(topic: string, payload: ChangePayload): string {
   return text
 }
 
-type Listener = (payload: ChangePayload) => void
+export type Listener = (payload: ChangePayload) => void
 
 /** Subscribers by topic; a throwing subscriber does not stop the others. */
 export class Subscribers {
@@ -54,20 +54,6 @@ export class Subscribers {
   /** Every subscriber of every topic (after a lost connection: anything may have changed). */
   deliverAll(payload: ChangePayload): void {
     for (const topic of this.byTopic.keys()) this.deliver(topic, payload)
-  }
-}
-
-/** The SQLite adapter's changes: one process, delivered on the next turn of the event loop. */
-export class LocalChanges implements ChangesPort {
-  private readonly subscribers = new Subscribers()
-
-  async publish(topic: string, payload: ChangePayload = {}): Promise<void> {
-    encodeChange(topic, payload) // the same limits as across processes
-    setImmediate(() => this.subscribers.deliver(topic, payload))
-  }
-
-  subscribe(topic: string, fn: Listener): () => void {
-    return this.subscribers.add(topic, fn)
   }
 }
 

@@ -1,11 +1,11 @@
 // The catalog as the rest of the platform sees it: `Catalog` is the port (catalog/port.ts);
 // `openCatalog` opens the adapter the configuration chooses (LINTEL_CATALOG): SQLite
-// (catalog/sqlite-catalog.ts, the embedded mode's file in the data directory) or PostgreSQL
-// (catalog/postgres-catalog.ts, the scaled mode's shared catalog). `Catalog.open` opens a
+// (catalog/sqlite/catalog.ts, the embedded mode's file in the data directory) or PostgreSQL
+// (catalog/postgres/catalog.ts, the scaled mode's shared catalog). `Catalog.open` opens a
 // SQLite catalog synchronously (tests, tools working on a data directory).
 import type { CatalogPort } from './port.ts'
-import { PostgresCatalog } from './postgres-catalog.ts'
-import { SqliteCatalog, type SqliteCatalogOptions } from './sqlite-catalog.ts'
+import { PostgresCatalog } from './postgres/catalog.ts'
+import { SqliteCatalog, type SqliteCatalogOptions } from './sqlite/catalog.ts'
 import type { AdminEndpoints } from './types.ts'
 
 export type Catalog = CatalogPort
@@ -17,7 +17,7 @@ export const Catalog = {
   },
 }
 
-/** Where the catalog lives: the part of the configuration (api/config.ts) that chooses it. */
+/** Where the catalog lives: the part of the configuration (server/config.ts) that chooses it. */
 export interface CatalogChoice { catalog: 'sqlite' | 'postgres'; dataDir: string; postgresUrl?: string }
 
 /** Opens the chosen catalog, migrated; PostgreSQL also listening for changes. */

@@ -1,7 +1,7 @@
 // The catalog port (issue 16, item 1; DESIGN.md "ports + adapters"): what the rest of the
 // platform may ask of the metadata catalog, every call returning a Promise, so a PostgreSQL
 // adapter (the scaled mode's one shared catalog) can implement it without touching callers.
-// The SQLite adapter (catalog/sqlite-catalog.ts) is its only adapter for now; both must pass
+// The SQLite adapter (catalog/sqlite/catalog.ts) and the PostgreSQL one (catalog/postgres/catalog.ts) both must pass
 // the contract suite in test/catalog/contract.ts. Nothing here names SQL or a driver.
 //
 // Transactions: `transaction(fn)` runs fn with a port `tx` whose calls are one unit of work:

@@ -57,6 +57,12 @@ export class TooManyRequestsError extends LintelError {
   }
 }
 
+/** 415: the body's media type or content coding is not one the endpoint reads (e.g. Content-Encoding: gzip). */
+export class UnsupportedMediaTypeError extends LintelError {
+  override readonly code = 'UNSUPPORTED_MEDIA_TYPE'
+  override readonly status = 415
+}
+
 /** 503: overloaded (a bounded queue is full); the client should retry later (`Retry-After` when known). */
 export class OverloadedError extends LintelError {
   override readonly code = 'OVERLOADED'
@@ -83,6 +89,6 @@ export class InsufficientStorageError extends LintelError {
 
 export const errorClasses = [
   InvalidInputError, AuthenticationError, ForbiddenError, NotFoundError,
-  ConflictError, TooLargeError, TooManyRequestsError, OverloadedError,
+  ConflictError, TooLargeError, TooManyRequestsError, OverloadedError, UnsupportedMediaTypeError,
   RequestTimeoutError, InsufficientStorageError,
 ] as const

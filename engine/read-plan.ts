@@ -28,10 +28,18 @@ export type ReadPlan =
   | { kind: 'raw'; query: RangeQuery }
   | { kind: 'sample'; query: SampleQuery; lastBuckets?: number }
 
-/** `15m` → microseconds; undefined when the text is not an integer followed by s, m, h or d. */
+/**
+ * The longest fixed sample interval: 36,500 days (100 years). Bucket bounds are computed as
+ * integers in the store (SQLite INTEGER, QuestDB LONG): an interval of ~104,250 days and more
+ * overflowed there and answered 500 (issue 29); no reading needs buckets longer than this.
+ */
+export const MAX_SAMPLE_INTERVAL_US = 36_500 * UNIT_US.d
+
+/** `15m` → microseconds; undefined when the text is not an integer followed by s, m, h or d, or over MAX_SAMPLE_INTERVAL_US. */
 export function parseSamplerate(text: string): number | undefined {
   const m = /^([1-9]\d{0,9})([smhd])$/.exec(text)
-  return m ? Number(m[1]) * UNIT_US[m[2] as keyof typeof UNIT_US] : undefined
+  const us = m ? Number(m[1]) * UNIT_US[m[2] as keyof typeof UNIT_US] : undefined
+  return us !== undefined && us <= MAX_SAMPLE_INTERVAL_US ? us : undefined
 }
 
 /** `1D`, `1W`, `1M` → a calendar interval in `zone`; undefined for anything else. */

@@ -3,7 +3,7 @@
 // observation is checked before anything is stored (all-or-nothing per request).
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { InvalidInputError } from '../core/errors.ts'
-import { identifierProblem } from '../core/identifier.ts'
+import { identifierProblem, quoteIdentifier } from '../core/identifier.ts'
 import { parseTimestamp } from '../core/timestamp.ts'
 
 export interface IdentifiedObservation { id: string; time: number; value: number }
@@ -62,6 +62,8 @@ function validateEntry(id: string, list: unknown, out: IdentifiedObservation[]):
   const problem = identifierProblem(id)
   if (problem) throw new InvalidInputError(`Refused: ${problem}`)
   if (id.length > MAX_IDENTIFIER_LENGTH) throw new InvalidInputError(`The datapoint identifier '${id.slice(0, 40)}...' is longer than ${MAX_IDENTIFIER_LENGTH} characters`)
+  // As the CSV import refuses it (ingest/csv/errors.ts): one identifier rule for both uploads.
+  if (id.includes('\\')) throw new InvalidInputError(`Refused: the datapoint identifier ${quoteIdentifier(id)} contains a backslash`)
   if (!Array.isArray(list)) throw new InvalidInputError(`The observations of '${id}' must be an array`)
   for (let i = 0; i < list.length; i++) {
     const o = list[i] as { time?: unknown; value?: unknown } | null
@@ -70,6 +72,8 @@ function validateEntry(id: string, list: unknown, out: IdentifiedObservation[]):
     const time = parseTimestamp(o.time)
     if (time === undefined) throw new InvalidInputError(`Observation ${i} of '${id}': cannot parse time '${o.time}'`)
     if (typeof o.value !== 'number' || !Number.isFinite(o.value)) throw new InvalidInputError(`Observation ${i} of '${id}': value must be a finite number`)
+    // Unknown fields are refused (README: a misspelt field must not pass for a missing one).
+    for (const k in o) if (k !== 'time' && k !== 'value') throw new InvalidInputError(`Observation ${i} of '${id}': unknown field ${quoteIdentifier(k)} (only time and value)`)
     out.push({ id, time, value: o.value })
   }
 }

@@ -14,6 +14,7 @@
 // (test/ingest/json-text.test.ts compares the two on generated bodies).
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { identifierProblem } from '../core/identifier.ts'
+import { nonZeroMantissa } from './json-underflow.ts'
 import { parseTimestampIn } from '../core/timestamp.ts'
 import { type IdentifiedObservation, loopTurnDue, MAX_IDENTIFIER_LENGTH } from './json-observations.ts'
 
@@ -113,7 +114,9 @@ class Cursor {
       while (isDigit(s.charCodeAt(j))) j++
     }
     this.i = j
-    return Number(s.slice(start, j))
+    const v = Number(s.slice(start, j))
+    // A non-zero literal that underflows to 0 (1e-400) is refused: leave it to the full parse.
+    return v === 0 && nonZeroMantissa(s, start, j) ? NaN : v
   }
 }
 

@@ -18,7 +18,7 @@ VERSION="${NODE24_VERSION:-24.21.0}"
 CACHE="${NODE24_CACHE:-$ROOT/.cache/node24}"   # NODE24_CACHE: elsewhere, e.g. beside a shared .cache
 NODE_HOME="$CACHE/node-v$VERSION"
 TREE="$CACHE/tree"
-TESTS="${NODE24_TESTS:-test/api/start.test.ts test/api/config.test.ts test/api/cli.test.ts test/api/timeseries.test.ts test/api/import.test.ts test/api/authentication.test.ts test/catalog/*.test.ts test/formulas/*.test.ts test/engine/read-plan.test.ts test/engine/sqlite-store.test.ts}"
+TESTS="${NODE24_TESTS:-test/server/start.test.ts test/server/config.test.ts test/server/cli.test.ts test/api/timeseries.test.ts test/api/import.test.ts test/api/authentication.test.ts test/catalog/*.test.ts test/formulas/*.test.ts test/engine/read-plan.test.ts test/engine/sqlite-store.test.ts}"
 t0=$(date +%s)
 
 if [ ! -x "$NODE_HOME/bin/node" ]; then

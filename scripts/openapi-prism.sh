@@ -12,7 +12,7 @@ api_port=${API_PORT:-18080} prism_port=${PRISM_PORT:-4010}
 export LINTEL_ADMIN_EMAIL=admin@prism.test LINTEL_ADMIN_PASSWORD=prism-admin-pass
 node --import tsx scripts/openapi.ts "$work/openapi.json"
 LINTEL_DATA_DIR="$work/data" LINTEL_HTTP_PORT=$api_port LINTEL_MQTT_TLS_PORT=0 LINTEL_MQTT_WS_PORT=0 LINTEL_LOG_LEVEL=warn \
-  LINTEL_COMPANY_NAME=Prism setsid node --import tsx api/main.ts > "$work/server.log" 2>&1 &
+  LINTEL_COMPANY_NAME=Prism setsid node --import tsx server/main.ts > "$work/server.log" 2>&1 &
 server=$!
 setsid npx -y @stoplight/prism-cli@5.14.2 proxy "$work/openapi.json" "http://127.0.0.1:$api_port" --errors --port "$prism_port" > "$work/prism.log" 2>&1 &
 prism=$!

@@ -34,7 +34,7 @@ start_role() { # name, roles, extra VAR=value...
   if running "$name"; then echo "$name already running (pid $(cat "$DIR/$name/pid"))"; return; fi
   mkdir -p "$DIR/$name"
   env -u LINTEL_CATALOG_DIR "${ENGINES[@]}" LINTEL_ROLES="$roles" LINTEL_NODE_ID="$name" LINTEL_DATA_DIR="$DIR/$name" \
-    "$@" node --max-semi-space-size=64 --import tsx api/main.ts >"$DIR/$name/out.log" 2>&1 & # options as npm start's (package.json)
+    "$@" node --max-semi-space-size=64 --import tsx server/main.ts >"$DIR/$name/out.log" 2>&1 & # options as npm start's (package.json)
   echo $! >"$DIR/$name/pid"
   # Ready when it printed its roles line (and, for the API, its address).
   for _ in $(seq 1 300); do

@@ -15,7 +15,7 @@ export const FLOORED = [
 
 export const SPAWNS_PLATFORM = new Set([
   'test/api/openapi-file.test.ts',
-  'test/api/start.test.ts',
+  'test/server/start.test.ts',
   'test/catalog/migrations.test.ts',
   'test/e2e/scaled.test.ts',
   'test/engine/analytics/library.test.ts',

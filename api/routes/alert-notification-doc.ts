@@ -33,9 +33,37 @@ export const alertNotificationCallbacks = {
   alertNotification: {
     '{$request.body#/notification/webhook/url}': {
       post: {
+        summary: 'Alert notification: one raise or reset, POSTed to the alert\'s webhook URL',
         requestBody: { required: true, description: DESCRIPTION, content: { 'application/json': { schema: WebhookPayload } } },
-        responses: { '2XX': { description: 'Delivered: removed from the outbox' } },
+        // The receiver's answers as the sender treats them (engine/notify/webhook.ts): only a
+        // 2xx settles a notification; every other status is kept in the outbox and retried.
+        responses: {
+          '2XX': { description: 'Delivered: removed from the outbox' },
+          '4XX': { description: 'Refused by the receiver (for example a bad signature): kept in the outbox and retried with back-off, oldest first' },
+          '5XX': { description: 'The receiver failed: kept in the outbox and retried with back-off, oldest first' },
+        },
       },
     },
   },
+}
+
+/**
+ * @fastify/swagger 9 copies only the request body and the responses of a callback operation
+ * (lib/spec/openapi/utils.js resolveCallbacks); this puts back the summary of ours into the
+ * finished document (swaggerOptions.transformObject in api/openapi.ts).
+ */
+export function restoreCallbackSummaries(doc: { paths?: Record<string, Record<string, { callbacks?: Record<string, Record<string, Record<string, { summary?: string }>>> }>> }): void {
+  const ours: Record<string, Record<string, Record<string, { summary?: string }>>> = alertNotificationCallbacks
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      for (const [event, urls] of Object.entries(op?.callbacks ?? {})) {
+        for (const [url, methods] of Object.entries(urls)) {
+          for (const [method, cb] of Object.entries(methods)) {
+            const summary = ours[event]?.[url]?.[method]?.summary
+            if (summary !== undefined) cb.summary = summary
+          }
+        }
+      }
+    }
+  }
 }

@@ -23,7 +23,7 @@ import type { RouteContext } from '../route-context.ts'
 import { created, deleted, done } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
 import { at } from '../registry.ts'
-import { Envelope, Id, ProjectParams } from '../schemas.ts'
+import { Envelope, Id, MAX_PAGE, ProjectParams } from '../schemas.ts'
 
 /** What the routes need of the alert runtime (engine/alerts/runtime.ts). */
 export interface AlertRunner {
@@ -193,7 +193,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     schema: {
       params: ProjectParams,
       querystring: Type.Object({
-        page: Type.Optional(Type.Integer({ minimum: 1 })),
+        page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
         per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         search: Type.Optional(Type.String({ maxLength: 200 })),
         level: Type.Optional(LevelT),
@@ -250,7 +250,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     ...at(108),
     schema: {
       params: Type.Object({ project_id: Id, alert_id: Id }),
-      querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1 })), per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
+      querystring: Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })), per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }, { additionalProperties: false }),
       response: { 200: Type.Object({ items: Type.Array(Event), meta: Meta }) },
     },
     handler: async (req) => {

@@ -13,7 +13,8 @@ import { normalizeFolder, normalizePath, parseExpiry, uploadPath, DEFAULT_EXPIRY
 import type { Documents } from '../../engine/blobs/documents.ts'
 import type { RouteContext } from '../route-context.ts'
 import { at } from '../registry.ts'
-import { Envelope, ProjectParams } from '../schemas.ts'
+import { Envelope, MAX_PAGE, ProjectParams } from '../schemas.ts'
+import { multipartInputError } from '../multipart-input.ts'
 
 const Counts = Type.Object({ files: Type.Integer(), space_bytes: Type.Integer() })
 const QuotaRecord = Type.Object({
@@ -64,7 +65,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
       return reply.code(201).send({ success: true, operation: mode === 'create' ? 'create' : 'update', resource: done })
     } catch (err) {
       if (!req.raw.complete) reply.header('connection', 'close')
-      throw err
+      throw multipartInputError(err, 'file')
     }
   }
 
@@ -92,7 +93,7 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
     schema: {
       ...params,
       querystring: Type.Object({
-        page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+        page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
         per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE })),
         search: Type.Optional(Type.String({ maxLength: 1024 })),
       }, { additionalProperties: false }),

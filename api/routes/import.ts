@@ -14,6 +14,7 @@ import { done } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
+import { multipartInputError, oneFile } from '../multipart-input.ts'
 
 const ImportResult = Type.Object({
   total_lines_success: Type.Integer(),
@@ -31,15 +32,22 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
   const upload = async (req: FastifyRequest, reply: FastifyReply, endpointNo: 51 | 53, format: string, onError: 'abort' | 'continue') => {
     if (format !== 'csv') throw new InvalidInputError(`Unsupported format '${format}': only csv is accepted`)
     if (!req.isMultipart()) throw new InvalidInputError('The upload must be multipart/form-data with the CSV file in the form field import_file')
-    const part = await req.file()
+    const { part, rest } = await oneFile(req, 'import_file')
     if (!part || part.fieldname !== 'import_file') {
       part?.file.resume()
       throw new InvalidInputError('The CSV file must be sent in the form field import_file')
     }
+    // The form ends after the file: a second file is refused before the last batch is stored
+    // (a file of up to 50,000 rows stores nothing; on_error=abort never stores before the end).
+    const file = part.file
+    async function* input(): AsyncGenerator<Buffer> {
+      yield* file
+      await rest()
+    }
     const filter = req.permissions.datapointFilter(endpointNo, req.project.id)
     const canWrite = (dp: Parameters<typeof canAccessDatapoint>[1]) => canAccessDatapoint(filter, dp, 'write')
     const job = {
-      projectId: req.project.id, input: part.file, log: req.log, spoolDir: ctx.spoolDir,
+      projectId: req.project.id, input: input(), log: req.log, spoolDir: ctx.spoolDir,
       writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
     }
     try {
@@ -49,7 +57,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
     } catch (err) {
       part.file.resume() // drain the rest of an aborted upload so the connection ends cleanly
       if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`)
-      throw err
+      throw multipartInputError(err, 'import_file')
     }
   }
   const OnError = Type.Union([Type.Literal('abort'), Type.Literal('continue')])

@@ -20,7 +20,7 @@ export const metaRoutes: FastifyPluginAsync<RouteContext> = async (app, ctx) => 
     ...at(8),
     schema: { response: { 200: Type.Record(Type.String(), Type.Number()) } },
     // The caller's company only (issue 9, item 9): counters of its own projects. The whole
-    // process is the operator's (`npx lintel metrics`, api/metrics-snapshot.ts).
+    // process is the operator's (`npx lintel metrics`, server/metrics-snapshot.ts).
     handler: async (req) => ctx.metrics?.((await ctx.catalog.projects.listByCompany(req.caller.user.company_id)).map((p) => p.id)) ?? {},
   })
   app.get('/v2/openapi.json', { schema: { hide: true } }, async () => app.swagger())

@@ -12,7 +12,7 @@ import { deleted, updated } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
 import { Device, visibleDevices } from '../project-devices.ts'
 import { at } from '../registry.ts'
-import { Datapoint, Description, Envelope, Name, Project, ProjectParams } from '../schemas.ts'
+import { Datapoint, Description, Envelope, MAX_PAGE, Name, Project, ProjectParams } from '../schemas.ts'
 
 /** A project with the settings of its MQTT interface (operator-assigned) and of sampling. */
 const ProjectDetail = Type.Composite([Project, Type.Object({
@@ -27,7 +27,7 @@ const DELETE_STEP = 100
 
 // Optional with defaults (the OpenAPI document must not mark them required: issue 15, item 8).
 const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: 1 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `default ${DEFAULT_PER_PAGE}, at most ${MAX_PER_PAGE}` })),
 }, { additionalProperties: false })
 

@@ -157,7 +157,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       if (q.samplerate !== undefined) {
         interval = parseSamplerate(q.samplerate) ??
           (/^1[DWM]$/.test(q.samplerate) ? parseCalendarRate(q.samplerate, (await catalog.projects.settings(req.project.id)).time_zone) : undefined)
-        if (interval === undefined) throw new InvalidInputError(`Invalid samplerate '${q.samplerate}': use an integer followed by s, m, h or d, e.g. 15m, or 1D, 1W, 1M for calendar days, weeks, months`)
+        if (interval === undefined) throw new InvalidInputError(`Invalid samplerate '${q.samplerate}': use an integer followed by s, m, h or d, e.g. 15m, at most 36500d (100 years), or 1D, 1W, 1M for calendar days, weeks, months`)
       } else if (autoSamplingApplies({ start, end, samplerate: q.samplerate })) {
         const n = (await catalog.projects.settings(req.project.id)).sampling_n
         if (await store.count(dp.id, start, end) > n) interval = autoInterval(start!, end!, n)

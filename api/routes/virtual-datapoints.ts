@@ -32,7 +32,7 @@ import type { RouteContext } from '../route-context.ts'
 import { created } from '../envelope.ts'
 import { canAccessDatapoint } from '../permissions.ts'
 import { at } from '../registry.ts'
-import { Envelope, ProjectParams } from '../schemas.ts'
+import { Envelope, MAX_PAGE, ProjectParams } from '../schemas.ts'
 
 const Log = Type.Object({ message: Type.String(), status_code: Type.Integer(), status_text: Type.String(), ts: Type.String(), type: Type.String() })
 const Vdp = Type.Object({
@@ -196,7 +196,7 @@ export const vdpRoutes: FastifyPluginAsync<RouteContext & { runner: VdpRunner }>
       querystring: Type.Object({
         search: Type.Optional(Type.String({ maxLength: 200 })),
         filter: Type.Optional(Type.String({ maxLength: 200 })),
-        page: Type.Optional(Type.Integer({ minimum: 1 })),
+        page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE })),
         per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
       }, { additionalProperties: false }),
       response: {

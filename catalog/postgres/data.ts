@@ -1,6 +1,6 @@
 // The PostgreSQL repositories of what projects hold: datapoints and their tags, devices,
 // virtual datapoints, exchange rates, document files, dynamic series tags, alerts and
-// setpoints. Same behaviour as catalog/*.ts (the contract suite holds both); rules, texts
+// setpoints. Same behaviour as catalog/sqlite/*.ts (the contract suite holds both); rules, texts
 // and row mappers are imported from there.
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { identifierProblem } from '../../core/identifier.ts'

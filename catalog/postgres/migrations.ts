@@ -1,5 +1,5 @@
 // Versioned schema migrations of the PostgreSQL catalog: its own append-only list (the SQLite
-// list, catalog/migrations.ts, rebuilt tables on the way; this one starts at the schema those
+// list, catalog/sqlite/migrations.ts, rebuilt tables on the way; this one starts at the schema those
 // ten migrations reached). Same semantics: ids from identity columns (a sequence never hands
 // a number out twice, as AUTOINCREMENT), the same cascades and unique rules (e-mails unique
 // in any case), the datapoint quota and counts kept by triggers. Flags stay integers 0/1 so

@@ -1,5 +1,5 @@
 // The PostgreSQL repositories of the organisation: companies, users, tokens, roles, projects
-// and MQTT accounts. Same behaviour as the SQLite ones in catalog/*.ts (the contract suite
+// and MQTT accounts. Same behaviour as the SQLite ones in catalog/sqlite/*.ts (the contract suite
 // holds both), written async over `Sql`; rules, texts and row mappers are the SQLite
 // modules' own, imported. Several statements that must hold together run in `sql.atomic`.
 import { createHash, randomBytes } from 'node:crypto'

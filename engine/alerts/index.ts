@@ -1,4 +1,4 @@
-// The alert runtime with its notifier, as the composition root wires it (api/main.ts): the
+// The alert runtime with its notifier, as the composition root wires it (server/main.ts): the
 // webhook and log adapters of the notification port over the catalog's durable outbox.
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'
@@ -8,7 +8,7 @@ import { Notifier } from '../notify/outbox.ts'
 import type { NotifyLog } from '../notify/port.ts'
 import type { WebhookAddressPolicy } from '../notify/address-policy.ts'
 import { webhookAdapter } from '../notify/webhook.ts'
-import { realClock, type Clock } from './clock.ts'
+import { systemClock, type Clock } from '../../core/clock/clock.ts'
 import { AlertRuntime, type AlertRuntimeLog } from './runtime.ts'
 
 export interface AlertsOptions {
@@ -30,7 +30,7 @@ export interface AlertsOptions {
 }
 
 export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
-  const clock = o.clock ?? realClock
+  const clock = o.clock ?? systemClock
   let runtime: AlertRuntime | undefined = undefined
   const notifier = new Notifier({
     store: o.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: o.webhookPolicy }), log: logAdapter(o.log) }, clock, log: o.log,

@@ -23,7 +23,7 @@ import type { Obs } from '../stream/types.ts'
 import { alertPayload } from '../notify/payload.ts'
 import type { Notifier } from '../notify/outbox.ts'
 import type { NotifyTarget } from '../notify/port.ts'
-import { realClock, type Clock } from './clock.ts'
+import { afterMs, nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
 import { channelsOf, parseNotification, parseThresholds, parseThroughput, type Level, type NotificationConfig } from './config.ts'
 import { ALERT_LIFECYCLE } from './lifecycle.ts'
 import { initialThresholdState, ThresholdEvaluator, type ThresholdState } from './operators/threshold.ts'
@@ -76,7 +76,7 @@ export class AlertRuntime implements ProjectRuntime {
     /** Whether this process runs the project's alerts (scaled mode: its worker owns the partition); default all. */
     owns?: (projectId: number) => boolean
   }) {
-    this.clock = deps.clock ?? realClock
+    this.clock = deps.clock ?? systemClock
   }
 
   isRunning(id: number): boolean {
@@ -155,8 +155,8 @@ export class AlertRuntime implements ProjectRuntime {
     const { catalog, store, bus } = this.deps
     const cfg = parseThroughput(alert.config.throughput)
     const text = await catalog.alerts.state(alert.id)
-    const stored: ThroughputState = text ? JSON.parse(text) : { level: null, startedAt: this.clock.now() }
-    const now = this.clock.now()
+    const stored: ThroughputState = text ? JSON.parse(text) : { level: null, startedAt: nowMs(this.clock) }
+    const now = nowMs(this.clock)
     const seed = (await store.read(alert.datapoint, { limit: cfg.min_count, from: 'last' })).map((p) => Math.min(now, Math.floor(p.time / 1000)))
     const channels = channelsOf(parseNotification(alert.notification))
     const state = (level: Level | null) => JSON.stringify({ level, startedAt: stored.startedAt })
@@ -203,7 +203,7 @@ export class AlertRuntime implements ProjectRuntime {
       const level = this.running.get(alert.id)?.level() ?? null
       await this.stop(alert.id)
       if (level !== null) {
-        this.push(alert.id, { kind: 'reset', level, previous_level: null, value: null, time: this.clock.now() * 1000 }, 'null',
+        this.push(alert.id, { kind: 'reset', level, previous_level: null, value: null, time: nowMs(this.clock) * 1000 }, 'null',
           channelsOf(parseNotification(alert.notification)))
         await this.settled()
       }
@@ -300,10 +300,10 @@ export class AlertRuntime implements ProjectRuntime {
     if (this.cancelCheckpoint) return
     const tick = () => {
       this.checkpoint(this.deps.checkpointBatch ?? 1000).catch((err) => this.deps.log.error({ err }, 'alerts: checkpoint failed')).finally(() => {
-        if (this.cancelCheckpoint) this.cancelCheckpoint = this.clock.setTimer(tick, this.deps.checkpointMs ?? 1000)
+        if (this.cancelCheckpoint) this.cancelCheckpoint = afterMs(this.clock, tick, this.deps.checkpointMs ?? 1000)
       })
     }
-    this.cancelCheckpoint = this.clock.setTimer(tick, this.deps.checkpointMs ?? 1000)
+    this.cancelCheckpoint = afterMs(this.clock, tick, this.deps.checkpointMs ?? 1000)
   }
 
   private push(alertId: number, event: Transition['event'], state: string, channels: string[]): void {

@@ -21,7 +21,7 @@
 // spec 3 has no grey, and "could not be judged" needs a look, as yellow does.
 import type { TimeseriesStore } from '../store/port.ts'
 import { AttributeError } from './attributes.ts'
-import { isValidZone } from './clock.ts'
+import { isValidZone } from '../../core/clock/zone.ts'
 import { readSeries } from './read.ts'
 import { tx } from './text.ts'
 import type { AnalysisContext, FunctionDefinition, Lang, PinSpec, SignalColor, Text } from './types.ts'

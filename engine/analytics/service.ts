@@ -12,14 +12,15 @@ import { WEEK_RUN } from './lifecycle.ts'
 import { runAnalysis } from './run.ts'
 import type { AnalysisFunction } from './types.ts'
 import { firstWholeWeek, nextWeek } from './weeks.ts'
+import { every, MICROS_PER_MS, nowMs, systemClock, type Cancel, type Clock } from '../../core/clock/clock.ts'
 
 export interface AnalyticsOptions {
   catalog: CatalogPort
   store: TimeseriesStore
   library: ComponentLibrary
   functions?: readonly AnalysisFunction[]
-  /** Business time, µs (the weeks that are due); default the wall clock. */
-  now?: () => number
+  /** Business time (the weeks that are due) and the ticks (core/clock); default the system clock. */
+  clock?: Clock
   /** This worker's name in the ledger. */
   worker?: string
   /** A claim older than this (wall time, ms) is taken over: its worker died. Default 15 min. */
@@ -31,9 +32,9 @@ export interface AnalyticsOptions {
 
 export class AnalyticsService {
   readonly functions: readonly AnalysisFunction[]
-  private readonly now: () => number
+  private readonly clock: Clock
   private readonly worker: string
-  private timer: NodeJS.Timeout | undefined
+  private cancelTicks: Cancel | undefined
   private ticking: Promise<number> | undefined
   /** Projects being deleted: their weeks are not run any more (ids are never reused). */
   private readonly stopped = new Set<number>()
@@ -42,7 +43,7 @@ export class AnalyticsService {
 
   constructor (private readonly o: AnalyticsOptions) {
     this.functions = o.functions ?? FUNCTIONS
-    this.now = o.now ?? (() => Date.now() * 1000)
+    this.clock = o.clock ?? systemClock
     this.worker = o.worker ?? `worker-${process.pid}`
   }
 
@@ -57,7 +58,7 @@ export class AnalyticsService {
 
   /** The first whole week an instance enabled now covers. */
   async weeksFrom(projectId: number): Promise<number> {
-    return firstWholeWeek(this.now(), await this.zone(projectId))
+    return firstWholeWeek(this.clock.now(), await this.zone(projectId))
   }
 
   /** Computes the instance's result on [start, end) in both languages (not stored). */
@@ -102,9 +103,10 @@ export class AnalyticsService {
 
   private async runDue(): Promise<number> {
     const { catalog } = this.o
-    const now = this.now()
+    const now = this.clock.now()
     let ran = 0
-    const stale = Date.now() - (this.o.leaseMs ?? 15 * 60_000)
+    // Wall time, not business time: the catalog stamps claims with its own wall clock.
+    const stale = nowMs(systemClock) - (this.o.leaseMs ?? 15 * 60_000)
     for (const s of await catalog.analytics.staleWeeks(WEEK_RUN.initial, stale)) {
       const instance = await catalog.analytics.findInstance(s.instance_id)
       if (instance && !this.stopped.has(instance.project_id) && WEEK_RUN.allows(WEEK_RUN.initial, 'takeover') && await catalog.analytics.claimWeek(s.instance_id, s.week_start, this.worker, WEEK_RUN.initial, stale)) {
@@ -162,13 +164,12 @@ export class AnalyticsService {
   start(intervalMs = 60_000): void {
     const run = () => { this.tick().catch((err) => this.o.log?.error({ err }, 'analytics: tick failed')) }
     run()
-    this.timer = setInterval(run, intervalMs)
-    this.timer.unref()
+    this.cancelTicks = every(this.clock, run, intervalMs * MICROS_PER_MS)
   }
 
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    this.timer = undefined
+    this.cancelTicks?.()
+    this.cancelTicks = undefined
     await this.ticking
   }
 }

@@ -12,6 +12,7 @@ import type { FilesPort } from '../../catalog/port.ts'
 import { InsufficientStorageError, InvalidInputError, NotFoundError, RequestTimeoutError } from '../../core/errors.ts'
 import { Meter } from './meter.ts'
 import type { BlobStore } from './port.ts'
+import { every, MICROS_PER_MS, nowMs, systemClock, type Cancel, type Clock } from '../../core/clock/clock.ts'
 import { DEFAULT_UPLOAD_LIMITS, UploadGate, type UploadLimits, type UploadTicket } from './upload-gate.ts'
 
 /** Most bytes of a form around its file part (boundaries, part headers, up to 5 fields of 4 KiB). */
@@ -25,7 +26,8 @@ function storageFull(err: unknown): InsufficientStorageError | undefined {
 }
 
 export interface DocumentsOptions {
-  now?: () => number
+  /** Time of commits and links, and the sweeps' timer (core/clock); default the system clock. */
+  clock?: Clock
   log?: { warn: (o: object, msg: string) => void }
   /** How often (bytes) a running upload re-reads the space's committed use (default 8 MiB:
    *  one catalog query per MiB held the event loop 78 ms per 512 MiB upload, profiled at
@@ -38,12 +40,12 @@ export interface DocumentsOptions {
 export interface Uploaded { path: string; size_bytes: number; sha256: string }
 
 export class Documents {
-  private readonly now: () => number
+  private readonly clock: Clock
   private readonly refreshEvery: number
   readonly gate: UploadGate
 
   constructor (readonly files: FilesPort, readonly blobs: BlobStore, private readonly o: DocumentsOptions = {}) {
-    this.now = o.now ?? Date.now
+    this.clock = o.clock ?? systemClock
     this.refreshEvery = o.refreshEvery ?? 8 * 1024 * 1024
     this.gate = new UploadGate({ ...DEFAULT_UPLOAD_LIMITS, ...o.uploads })
   }
@@ -108,7 +110,7 @@ export class Documents {
     const file = { path, object_key: objectKey, size_bytes: meter.bytes, sha256: meter.sha256() }
     let replacedKey: string | undefined
     try {
-      ({ replacedKey } = await this.files.commit(space, mode, file, this.now()))
+      ({ replacedKey } = await this.files.commit(space, mode, file, nowMs(this.clock)))
     } catch (err) {
       await this.blobs.delete(objectKey).catch((e) => this.o.log?.warn({ err: e, objectKey }, 'documents: refused upload left an object'))
       throw err
@@ -122,25 +124,25 @@ export class Documents {
    * Cuts off a body slower than the minimum rate over each window (a request declaring 10 GB
    * and trickling would otherwise hold its reservation and connection for days): 408.
    */
-  private rateGuard(meter: Meter, cut: (err: Error) => void): () => void {
+  private rateGuard(meter: Meter, cut: (err: Error) => void): Cancel {
     const { minBytesPerSecond, rateWindowMs } = this.gate.limits
     if (minBytesPerSecond <= 0) return () => {}
     const least = Math.ceil(minBytesPerSecond * rateWindowMs / 1000)
     let last = 0
-    const timer = setInterval(() => {
+    const cancel = every(this.clock, () => {
       const got = meter.bytes - last
       last = meter.bytes
       if (got >= least) return
-      clearInterval(timer)
+      cancel()
       cut(new RequestTimeoutError(`Upload too slow: ${got} bytes arrived in the last ${rateWindowMs / 1000} s, at least ${minBytesPerSecond} bytes per second are needed (LINTEL_UPLOAD_MIN_RATE_KB); nothing was stored`))
-    }, rateWindowMs)
-    return () => clearInterval(timer)
+    }, rateWindowMs * MICROS_PER_MS)
+    return cancel
   }
 
   async link(space: Space, path: string, expiresInSeconds: number): Promise<{ download_link: string; path: string; valid_until: string }> {
     const row = await this.files.get(space, path)
     if (!row) throw new NotFoundError(`File '${path}' not found`)
-    const { url, validUntil } = await this.blobs.link(row.object_key, { expiresInSeconds, now: new Date(this.now()), filename: path.split('/').pop() })
+    const { url, validUntil } = await this.blobs.link(row.object_key, { expiresInSeconds, now: new Date(nowMs(this.clock)), filename: path.split('/').pop() })
     return { download_link: url, path, valid_until: validUntil.toISOString() }
   }
 
@@ -160,5 +162,12 @@ export class Documents {
     const orphans = await this.files.orphans(await this.blobs.listPrefixes())
     for (const k of orphans) await this.blobs.deletePrefix(k)
     return orphans
+  }
+
+  /** Sweeps now and every `periodMs` (failures go to the log); the returned function stops it. */
+  sweepEvery(periodMs: number): Cancel {
+    const sweep = () => { this.sweep().catch((err) => this.o.log?.warn({ err }, 'documents: sweep failed')) }
+    sweep()
+    return every(this.clock, sweep, periodMs * MICROS_PER_MS)
   }
 }

@@ -15,7 +15,7 @@
 //   counted in `metrics().dropped` and logged with the company, the number and the ids:
 //   nothing is dropped silently.
 // - At most `maxInFlight` requests per lane at once; the rest wait in memory in order.
-import type { Clock } from '../alerts/clock.ts'
+import { afterMs, nowMs, type Clock } from '../../core/clock/clock.ts'
 import type { Delivery, NotificationAdapter, NotifyLog, NotifyTarget } from './port.ts'
 
 export interface OutboxStore {
@@ -152,11 +152,11 @@ export class Notifier {
 
   private pump(lane: Lane): void {
     if (this.stopped) return
-    const now = this.o.clock.now()
+    const now = nowMs(this.o.clock)
     if (lane.failures > 0) {
       // On hold: one probe at a time once the back-off has passed.
       if (now < lane.holdUntil) {
-        if (!lane.timer) lane.timer = this.o.clock.setTimer(() => { lane.timer = undefined; this.pump(lane) }, lane.holdUntil - now)
+        if (!lane.timer) lane.timer = afterMs(this.o.clock, () => { lane.timer = undefined; this.pump(lane) }, lane.holdUntil - now)
         return
       }
       if (lane.inFlight > 0) return
@@ -187,7 +187,7 @@ export class Notifier {
       } else {
         this.counters.failed_attempts++
         lane.failures++
-        lane.holdUntil = this.o.clock.now() + Math.min(this.cap, this.base * 2 ** Math.min(lane.failures - 1, 20))
+        lane.holdUntil = nowMs(this.o.clock) + Math.min(this.cap, this.base * 2 ** Math.min(lane.failures - 1, 20))
         // Back in its place by id: the oldest goes first once the endpoint is back.
         const at = lane.queue.findIndex((q) => q.id > d.id)
         lane.queue.splice(at < 0 ? lane.queue.length : at, 0, d)

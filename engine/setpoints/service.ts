@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto'
 import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation } from '../../catalog/setpoints.ts'
 import type { SetpointsPort } from '../../catalog/port.ts'
 import { FAILED, REQUESTED, SETPOINT_LIFECYCLE, WRITTEN, codeOf, type SetpointTrigger } from './lifecycle.ts'
+import { MICROS_PER_MS, nowMs, systemClock, type Cancel, type Clock } from '../../core/clock/clock.ts'
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 
@@ -50,7 +51,8 @@ export interface SetpointServiceDeps {
   /** Publishes the write as NEWSPT to the project's CONTROLS topic; resolves with the topic. */
   publish: (projectId: number, write: SetpointWrite) => Promise<string>
   timeoutMs?: number
-  now?: () => number
+  /** Time of the log entries and of the time-outs (core/clock; default the system clock). */
+  clock?: Clock
   log?: { warn(obj: object, msg: string): void }
 }
 
@@ -71,15 +73,20 @@ const show = (v: number | null | undefined) => (v === null || v === undefined ? 
 
 export class SetpointService {
   readonly timeoutMs: number
-  private readonly now: () => number
-  private readonly timers = new Map<string, NodeJS.Timeout>()
+  private readonly clock: Clock
+  private readonly timers = new Map<string, Cancel>()
   /** Per operation, the tail of its serialized updates (one answer at a time). */
   private readonly chains = new Map<string, Promise<unknown>>()
   readonly counters = { requested: 0, written: 0, failed: 0, answers_ignored: 0 }
 
   constructor (private readonly deps: SetpointServiceDeps) {
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    this.now = deps.now ?? Date.now
+    this.clock = deps.clock ?? systemClock
+  }
+
+  /** Milliseconds: deadlines and creation times are stored in ms. */
+  private now(): number {
+    return nowMs(this.clock)
   }
 
   private time(at = this.now()): string {
@@ -187,22 +194,20 @@ export class SetpointService {
 
   /** Clears every timer (shutdown); the catalog keeps the deadlines for resume(). */
   stopAll(): void {
-    for (const t of this.timers.values()) clearTimeout(t)
+    for (const cancel of this.timers.values()) cancel()
     this.timers.clear()
   }
 
   /** `createdAt`: the operation's; the time-out message names its own window (deadline - creation), also after a restart with another LINTEL_SETPOINT_TIMEOUT_MS. */
   private arm(reference: string, deadline: number, createdAt: number): void {
-    const t = setTimeout(() => {
-      // Node's timers may fire a millisecond before Date.now() reaches the deadline: wait it out.
-      if (this.now() < deadline) return this.arm(reference, deadline, createdAt)
+    // The clock never runs a timer before its time, so the entry is never logged early.
+    const cancel = this.clock.at(() => {
       this.timers.delete(reference)
       const seconds = (deadline - createdAt) / 1000
       this.serial(reference, () => this.move(reference, 'timeout',
         `No answer from the edge device within ${seconds} s: the edge device is unreachable`)).catch((err) => this.deps.log?.warn({ err, reference }, 'setpoints: time-out not recorded'))
-    }, Math.max(0, deadline - this.now()))
-    t.unref()
-    this.timers.set(reference, t)
+    }, deadline * MICROS_PER_MS)
+    this.timers.set(reference, cancel)
   }
 
   /** Applies `trigger` if the table allows it from the current state; undefined when it does not. */
@@ -214,7 +219,7 @@ export class SetpointService {
     const moved = await this.deps.setpoints.advance(reference, text(to), { msg, status: text(to), time: this.time(), ...extra }, change, op)
     const final = codeOf((moved ?? (await this.deps.setpoints.find(reference)) ?? op).status)
     if (final === WRITTEN || final === FAILED) {
-      clearTimeout(this.timers.get(reference))
+      this.timers.get(reference)?.()
       this.timers.delete(reference)
     }
     if (moved && to === WRITTEN) this.counters.written++

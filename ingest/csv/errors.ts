@@ -4,6 +4,8 @@
 
 export const ERR_IDENTIFIER_EMPTY = 'Identifier is empty'
 export const ERR_IDENTIFIER_BACKSLASH = 'Identifier contains a backslash'
+/** The limit of every ingest path (protocol/line-protocol.ts MAX_ID_LENGTH, JSON's MAX_IDENTIFIER_LENGTH). */
+export const ERR_IDENTIFIER_TOO_LONG = 'Identifier is longer than 1000 characters'
 /** `Identifier contains the control character U+0000` (core/identifier.ts, issue 9). */
 export function errIdentifierControl(code: string): string {
   return 'Identifier contains the control character ' + code

@@ -17,14 +17,16 @@
 // - Missing fields (a line with fewer than three) are empty text, then the usual checks run
 //   in order, so `abc` gives `Cannot parse float: ''` and `abc,1` gives
 //   `Cannot parse datetime: ''` (preferred column order).
-// - Check order: identifier empty, identifier backslash, identifier control character
+// - Check order: identifier empty, identifier backslash, identifier longer than 1,000
+//   characters (as JSON and MQTT, issue 29), identifier control character
 //   (core/identifier.ts: NUL and other C0/C1 controls are refused), float, datetime.
 // - Values: finite floats only (see number.ts); a decimal comma is accepted when the
 //   delimiter is not `,`.
 
 import { parseEpochRange, parseTimestampRange } from '../../core/timestamp.ts'
 import { controlCharacterIn } from '../../core/identifier.ts'
-import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat, errIdentifierControl } from './errors.ts'
+import { MAX_ID_LENGTH } from '../../protocol/line-protocol.ts'
+import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, ERR_IDENTIFIER_TOO_LONG, errDatetime, errFloat, errIdentifierControl } from './errors.ts'
 import { parseFloatRange } from './number.ts'
 
 export type Delimiter = ',' | ';' | '\t' | '|'
@@ -214,6 +216,7 @@ export class LineParser {
         if (a === b) { this.error = ERR_IDENTIFIER_EMPTY; return undefined }
         id = copyOut(s, a, b)
         if (id.indexOf('\\') >= 0) { this.error = ERR_IDENTIFIER_BACKSLASH; return undefined }
+        if (id.length > MAX_ID_LENGTH) { this.error = ERR_IDENTIFIER_TOO_LONG; return undefined }
         const control = controlCharacterIn(id)
         if (control) { this.error = errIdentifierControl(control); return undefined }
         this.lastId = id
@@ -222,6 +225,7 @@ export class LineParser {
     if (id.length === 0) { this.error = ERR_IDENTIFIER_EMPTY; return undefined }
     if (id !== this.lastId) {
       if (id.indexOf('\\') >= 0) { this.error = ERR_IDENTIFIER_BACKSLASH; return undefined }
+      if (id.length > MAX_ID_LENGTH) { this.error = ERR_IDENTIFIER_TOO_LONG; return undefined }
       const control = controlCharacterIn(id)
       if (control) { this.error = errIdentifierControl(control); return undefined }
     }

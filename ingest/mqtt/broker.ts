@@ -3,9 +3,10 @@
 // configured for local development. Hooks, in the order a client meets them:
 //   (listeners)    – every packet's size is bounded: 64 KiB before authentication, the
 //                    configured maximum after it (packet-guard.ts)
-//   authenticate   – broker accounts of a project; client ids with / + # are refused; failed
-//                    logins are throttled per source address and per username and answered
-//                    only after a delay (issue 9, item 6). The client id becomes the
+//   authenticate   – broker accounts of a project; client ids with / + # are refused; logins
+//                    are admitted by the throttle before the password check (per address and
+//                    username, the username's known addresses exempt from the per-username
+//                    count; issue 29 item 1) and refusals answered only after a delay. The client id becomes the
 //                    account's own: aedes keys takeover, persistent sessions and queued
 //                    messages by `<session scope>/<client id>`, so no other account can end,
 //                    take over or inherit them (issue 9, item 1); "same id takes over" holds
@@ -38,6 +39,7 @@ import { startListeners, type ListenerOptions, type Listeners } from './listener
 import { parseMetaMessage } from '../../protocol/meta-message.ts'
 import { MetaMessages } from './meta-handler.ts'
 import { PacketGuard } from './packet-guard.ts'
+import { PreAuthGate, type PreAuthOptions } from './pre-auth.ts'
 import { keepLines, ReachCheck, type DatapointAccess } from './reach.ts'
 import { DatapointTagCache } from './tag-cache.ts'
 import { RefusalLog } from './refusal-log.ts'
@@ -70,6 +72,8 @@ export interface BrokerDeps {
   tagCacheSize?: number
   /** Failed-login counters (shared with HTTP in one process); default: the module's defaults. */
   loginThrottle?: LoginThrottle
+  /** Bounds on connections not logged in yet (pre-auth.ts; LINTEL_MQTT_PREAUTH_*). */
+  preAuth?: PreAuthOptions & { packetBytes?: number }
   /** A refused CONNECT is answered no sooner than this after it arrived, ms (default 500). */
   refusalDelayMs?: number
   /** How often expiry of accounts is checked, ms. */
@@ -172,25 +176,27 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
         return done(authError('client identifier must not contain / + #', 2), false)
       }
       const arrived = Date.now()
-      // Blocked or not, the credentials are checked, so a blocked attempt costs what a real
-      // one costs; the answer then waits out the refusal delay.
-      const blockedMs = throttle.retryAfterMs(address, username)
       const refuseLogin = (rc: number, message: string) => {
         setTimeout(() => done(authError(message, rc), false), Math.max(0, refusalDelayMs - (Date.now() - arrived)))
       }
+      // Admitted before the password is checked, counted as failed until it proves right
+      // (catalog/login-throttle.ts): a burst of guesses gets only the limit's checks. The
+      // username is compared exactly, as the broker compares it. A refused attempt checks no
+      // password and is answered after the same delay as a wrong one.
+      const admission = throttle.begin(address, username ?? '')
+      if (!admission.admitted) {
+        const seconds = Math.ceil(admission.retryAfterMs / 1000)
+        counters.add('connections_throttled')
+        refusals.refused({ username: username ?? '', address }, undefined, `too many failed logins (${admission.limit}): retry in ${seconds} s`, 'mqtt: login refused')
+        return refuseLogin(5, `too many failed logins; retry in ${seconds} s`)
+      }
       auth.authenticate(username, password).then(async (session) => {
-        if (blockedMs > 0) {
-          counters.add('connections_throttled', (await catalog.mqttAccounts.findValid(username ?? ''))?.project_id)
-          refusals.refused({ username: username ?? '', address }, undefined, `too many failed logins: retry in ${Math.ceil(blockedMs / 1000)} s`, 'mqtt: login refused')
-          return refuseLogin(5, `too many failed logins; retry in ${Math.ceil(blockedMs / 1000)} s`)
-        }
         if (!session) {
-          throttle.failed(address, username)
           counters.add('connections_refused', (await catalog.mqttAccounts.findValid(username ?? ''))?.project_id)
           refusals.refused({ username: username ?? '', address }, undefined, 'bad username or password', 'mqtt: login refused')
           return refuseLogin(4, 'bad username or password')
         }
-        throttle.succeeded(username)
+        admission.attempt.succeeded()
         // What the broker forwards to it is checked synchronously (authorizeForward): the
         // tags its read reach needs are loaded before it is let in.
         await reach.ready(session.projectId, session.reach.read, 'read')
@@ -310,6 +316,14 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const listeners = await startListeners(broker.handle, {
     ...deps.listen, maxPacketBytes,
     guard: {
+      gate: new PreAuthGate(deps.preAuth),
+      preAuthLimit: deps.preAuth?.packetBytes,
+      onPreAuthRefused: (why, address) => {
+        counters.add(why === 'preauth_timeout' ? 'connections_preauth_timeout' : 'connections_preauth_refused')
+        refusals.refused({ username: '', address }, undefined, why === 'preauth_timeout'
+          ? 'not logged in within the pre-login time limit'
+          : `too many connections not logged in yet (${why === 'preauth_full' ? 'in all' : 'from this address'})`, 'mqtt: connection closed')
+      },
       onOversize: (declared, limit, authenticated) => {
         counters.add('packets_oversize')
         refusals.refused({ username: '' }, undefined, `packet over the size limit: at least ${declared} bytes declared, limit ${limit} (${authenticated ? 'after' : 'before'} login)`, 'mqtt: connection closed')

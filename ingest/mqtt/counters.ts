@@ -4,9 +4,9 @@
 // oversize CONNECTs) belong to no project and appear in the totals only.
 
 export const COUNTERS = [
-  'connections_refused', 'connections_throttled', 'packets_oversize', 'publishes_refused', 'subscriptions_refused',
+  'connections_refused', 'connections_throttled', 'connections_preauth_refused', 'connections_preauth_timeout', 'packets_oversize', 'publishes_refused', 'subscriptions_refused',
   'lines_stored', 'lines_dropped', 'lines_outside_grant', 'tag_changes_stored', 'tag_changes_over_limit',
-  'meta_dropped', 'meta_outside_grant', 'controls_dropped', 'controls_outside_grant', 'controls_refused', 'store_failures',
+  'meta_dropped', 'meta_outside_grant', 'controls_dropped', 'controls_outside_grant', 'controls_refused', 'controls_not_edge', 'store_failures',
 ] as const
 export type CounterName = typeof COUNTERS[number]
 export type CounterSet = Record<CounterName, number>

@@ -10,15 +10,23 @@
 //   - after it (`authenticated()`): the configured maximum (LINTEL_MQTT_MAX_PACKET_KB).
 // A client that pipelines a packet larger than PRE_AUTH_LIMIT before its CONNACK is
 // therefore refused too; MQTT clients wait for the CONNACK in practice.
+// Until authenticated() the connection also holds a slot of the pre-login gate (pre-auth.ts):
+// it is closed as it arrives when the gate is full, and when it is not authenticated within
+// the gate's time limit (issue 29 item 2).
 import { Duplex } from 'node:stream'
+import type { PreAuthGate, PreAuthRefusal, PreAuthSlot } from './pre-auth.ts'
 
 export const PRE_AUTH_LIMIT = 64 * 1024
 
 export interface PacketGuardOptions {
-  /** Largest remaining length before authentication, bytes. */
+  /** Largest remaining length before authentication, bytes (default PRE_AUTH_LIMIT). */
   preAuthLimit?: number
   /** Called once when a packet over the limit closes the connection. */
   onOversize?: (declared: number, limit: number, authenticated: boolean) => void
+  /** Bounds unauthenticated connections in number and time; none: unbounded (tests of the size rule). */
+  gate?: PreAuthGate
+  /** Called once when the gate closes the connection (full, or not logged in in time). */
+  onPreAuthRefused?: (why: PreAuthRefusal, address: string | undefined) => void
 }
 
 export class PacketGuard extends Duplex {
@@ -32,11 +40,25 @@ export class PacketGuard extends Duplex {
   private multiplier = 1
   private lengthBytes = 0
   private remaining = 0
+  private slot: PreAuthSlot | undefined
+  private preAuthTimer: NodeJS.Timeout | undefined
+  /** Called by authenticated() with the new limit (the WebSocket listener raises its frame limit). */
+  onAuthenticated: ((maxPacketBytes: number) => void) | undefined
 
   constructor (private readonly inner: Duplex, private readonly opts: PacketGuardOptions = {}, remoteAddress?: string) {
     super({ allowHalfOpen: false })
     this.remoteAddress = remoteAddress
     this.limit = opts.preAuthLimit ?? PRE_AUTH_LIMIT
+    if (opts.gate) {
+      const slot = opts.gate.enter(remoteAddress)
+      if (typeof slot === 'string') {
+        this.preAuthRefused(slot)
+        return
+      }
+      this.slot = slot
+      this.preAuthTimer = setTimeout(() => this.preAuthRefused('preauth_timeout'), opts.gate.timeoutMs)
+      this.preAuthTimer.unref()
+    }
     inner.on('data', (chunk: Buffer) => {
       if (this.destroyed || !this.scan(chunk)) return
       if (!this.push(chunk)) inner.pause()
@@ -56,6 +78,19 @@ export class PacketGuard extends Duplex {
   authenticated(maxPacketBytes: number): void {
     this.isAuthenticated = true
     this.limit = maxPacketBytes
+    this.leaveGate()
+    this.onAuthenticated?.(maxPacketBytes)
+  }
+
+  private leaveGate(): void {
+    clearTimeout(this.preAuthTimer)
+    this.slot?.release()
+    this.slot = undefined
+  }
+
+  private preAuthRefused(why: PreAuthRefusal): void {
+    this.opts.onPreAuthRefused?.(why, this.remoteAddress)
+    this.destroy()
   }
 
   override _read(): void {
@@ -76,6 +111,7 @@ export class PacketGuard extends Duplex {
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    this.leaveGate()
     this.inner.destroy()
     cb(err)
   }

@@ -1,7 +1,7 @@
 // Deleting a company with the operator's tool makes its document links stop working at once
 // (issue 29), not at the server's next orphan sweep; another company's links keep working.
 import t from 'tap'
-import { runCli } from '../../api/cli.ts'
+import { runCli } from '../../server/cli.ts'
 import { ADMIN, livePlatform } from '../helpers/live-platform.ts'
 import { basic, type Login } from '../helpers/platform.ts'
 
@@ -30,7 +30,7 @@ t.test('company delete: its document links answer 404 at once, the other company
   process.env.LINTEL_DATA_DIR = dir
   t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
   let out = ''
-  t.equal(await runCli(['company', 'delete', '--id', String(company.id), '--yes'], (s) => { out += s }), 0)
+  t.equal(await runCli(['company', 'delete', '--id', String(company.id), '--yes'], (s: string) => { out += s }), 0)
   t.match(out, `deleted company ${company.id} 'Gone' with 1 project(s)\nremoved its documents (2 file space(s))\n`)
   for (const l of goneLinks) {
     const res = await fetch(l)

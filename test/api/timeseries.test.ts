@@ -113,7 +113,7 @@ t.test('samplerate: left-boundary means aligned to the epoch, empty intervals dr
   t.same((await read(p, pid, 's', { start: '2024-06-01T07:35:00Z', samplerate: '1m', max: 0 })).body.data.length, 1, 'max=0 is the remedy')
   const endOnly = await read(p, pid, 's', { end: '2024-06-01T07:30:00Z', samplerate: '15m', max: 1 })
   t.same(endOnly.body.data, [{ time: '2024-06-01T07:15:00Z', mean: 17 }])
-  t.equal((await read(p, pid, 's', { samplerate: '15x' })).body.error, "Invalid samplerate '15x': use an integer followed by s, m, h or d, e.g. 15m, or 1D, 1W, 1M for calendar days, weeks, months")
+  t.equal((await read(p, pid, 's', { samplerate: '15x' })).body.error, "Invalid samplerate '15x': use an integer followed by s, m, h or d, e.g. 15m, at most 36500d (100 years), or 1D, 1W, 1M for calendar days, weeks, months")
   t.equal((await read(p, pid, 's', { samplerate: '0m' })).status, 400)
 })
 

@@ -13,6 +13,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 /** Folders a folder may import from; `types`: folders it may import types from only. */
 const RULES: Record<string, { may: string[]; types?: string[] }> = {
+  // server/: the process shell (composition root, operator CLI, config, lock, preflight); it
+  // may import every layer below it, and nothing imports it (no folder lists it in `may`).
+  server: { may: ['api', 'ingest', 'engine', 'catalog', 'protocol', 'formulas', 'core'] },
   api: { may: ['ingest', 'engine', 'catalog', 'protocol', 'core'] },
   ingest: { may: ['engine', 'catalog', 'protocol', 'core'] },
   engine: { may: ['formulas', 'core'], types: ['catalog'] },
@@ -25,8 +28,8 @@ const RULES: Record<string, { may: string[]; types?: string[] }> = {
   // identifier rule, the choice of the SQLite driver per Node version); it imports nothing.
   core: { may: [] },
 }
-/** Top-level folders that are not part of the platform's code (tests, tools, data). */
-const OUTSIDE = new Set(['test', 'bench', 'scripts', 'bin', 'data', 'node_modules', 'dist', '.tap', '.scratch', '.ci', '.git', '.cache'])
+/** Top-level folders that are not part of the platform's code (tests, tools, data, documentation). */
+const OUTSIDE = new Set(['test', 'bench', 'scripts', 'bin', 'data', 'docs', 'node_modules', 'dist', '.tap', '.scratch', '.ci', '.git', '.cache'])
 
 /** Violations present today, `from -> to`, each with why (none since core/ holds the errors). */
 const KNOWN = new Set<string>([])
@@ -41,10 +44,16 @@ const local = (e: ImportEdge) => !e.to.startsWith('node:') && folderOf(e.to) !==
 
 t.test('the reader sees the imports it must see', async (t) => {
   t.ok(files.length > 50, `${files.length} source files`)
-  const main = edges.filter((e) => e.from === 'api/main.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
+  const main = edges.filter((e) => e.from === 'server/main.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
   t.ok(main.includes('engine/store/sqlite-store.ts'), 'a value import')
   t.ok(main.includes('engine/store/port.ts (type)'), 'a type import')
   t.ok(main.includes('engine/log/kafka-log.ts'), 'a dynamic import()')
+})
+
+t.test('nothing imports the process shell (server/)', async (t) => {
+  t.same(Object.entries(RULES).filter(([, r]) => r.may.includes('server') || (r.types ?? []).includes('server')).map(([f]) => f), [], 'no rule lets a folder import server/')
+  const into = edges.filter(local).filter((e) => folderOf(e.to) === 'server' && folderOf(e.from) !== 'server' && !OUTSIDE.has(folderOf(e.from)!))
+  t.same(into.map((e) => `${e.from}:${e.line}`), [], 'no platform file imports server/')
 })
 
 t.test('every top-level folder has a rule', async (t) => {
@@ -69,6 +78,23 @@ t.test('imports between folders point the way DESIGN.md draws', async (t) => {
   t.comment(`known exceptions: ${[...KNOWN].filter((k) => found.has(k)).length}`)
 })
 
+t.test('the catalog port stands below both adapters (issue 30 item 6)', async (t) => {
+  // catalog/*.ts: the port, records and pure rules; catalog/sqlite/ and catalog/postgres/ the
+  // adapters. Only catalog/index.ts, which opens the configured one, names both.
+  const adapterOf = (path: string) => /^catalog\/(sqlite|postgres)\//.exec(path)?.[1]
+  const bad = edges.filter(local).filter((e) => {
+    if (!e.from.startsWith('catalog/') || !e.to.startsWith('catalog/')) return false
+    const from = adapterOf(e.from)
+    const to = adapterOf(e.to)
+    if (to === undefined || from === to) return false
+    return from !== undefined || e.from !== 'catalog/index.ts'
+  }).map((e) => `${e.from}:${e.line} imports ${e.to}`)
+  t.same(bad, [], 'no adapter imports the other, and the port and rules import neither')
+  const drivers = edges.filter((e) => /^catalog\/[^/]+\.ts$/.test(e.from) && ['better-sqlite3', 'pg'].includes(e.to)).map((e) => `${e.from}:${e.line} imports ${e.to}`)
+  t.same(drivers, [], 'the port and rules name no driver')
+  t.ok(files.some((f) => f.startsWith('catalog/sqlite/')) && files.some((f) => f.startsWith('catalog/postgres/')), 'both adapter folders are read')
+})
+
 t.test('no import cycles', async (t) => {
   const inside = edges.filter(local)
   t.same(cycles(inside.filter((e) => !e.typeOnly)), [], 'no cycle of run-time imports')
@@ -78,7 +104,7 @@ t.test('no import cycles', async (t) => {
 
 t.test('the cycle check fails on a cycle (the app.ts <-> route plugin knot of issue 15, item 10)', async (t) => {
   const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly, line: 1 })
-  const knot = [edge('api/main.ts', 'api/app.ts'), edge('api/app.ts', 'api/routes/users.ts'), edge('api/routes/users.ts', 'api/app.ts', true)]
+  const knot = [edge('server/main.ts', 'api/app.ts'), edge('api/app.ts', 'api/routes/users.ts'), edge('api/routes/users.ts', 'api/app.ts', true)]
   t.same(cycles(knot), [['api/app.ts', 'api/routes/users.ts']], 'a type-only import back to app.ts closes a cycle')
   t.same(cycles(knot.filter((e) => !e.typeOnly)), [], 'the run-time imports alone have none')
   t.same(cycles([edge('api/x.ts', 'api/x.ts')]), [['api/x.ts']], 'a file importing itself')

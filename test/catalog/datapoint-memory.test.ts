@@ -6,8 +6,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { openCatalogDb } from '../../catalog/db.ts'
-import { Datapoints } from '../../catalog/datapoints.ts'
+import { openCatalogDb } from '../../catalog/sqlite/db.ts'
+import { Datapoints } from '../../catalog/sqlite/datapoints.ts'
 import { Database } from '../../core/sqlite-driver.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'lintel-dp-memory-'))

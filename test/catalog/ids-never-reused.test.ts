@@ -4,8 +4,8 @@
 import t from 'tap'
 import type BetterSqlite3 from 'better-sqlite3'
 import { Database } from '../../core/sqlite-driver.ts'
-import { migrate } from '../../catalog/db.ts'
-import { migrations } from '../../catalog/migrations.ts'
+import { migrate } from '../../catalog/sqlite/db.ts'
+import { migrations } from '../../catalog/sqlite/migrations.ts'
 import { Catalog } from '../../catalog/index.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 

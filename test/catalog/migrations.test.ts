@@ -1,8 +1,8 @@
 import t from 'tap'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { openCatalogDb } from '../../catalog/db.ts'
-import { migrations } from '../../catalog/migrations.ts'
+import { openCatalogDb } from '../../catalog/sqlite/db.ts'
+import { migrations } from '../../catalog/sqlite/migrations.ts'
 
 t.test('migrations run once and record the schema version; reopening keeps the data', async (t) => {
   const dir = t.testdir()
@@ -20,7 +20,7 @@ t.test('migrations run once and record the schema version; reopening keeps the d
 
 t.test('processes opening one new data directory at once migrate it exactly once', async (t) => {
   const dir = t.testdir()
-  const script = `import { openCatalogDb } from ${JSON.stringify(new URL('../../catalog/db.ts', import.meta.url).href)}; openCatalogDb(${JSON.stringify(dir)}).close()`
+  const script = `import { openCatalogDb } from ${JSON.stringify(new URL('../../catalog/sqlite/db.ts', import.meta.url).href)}; openCatalogDb(${JSON.stringify(dir)}).close()`
   const children = Array.from({ length: 4 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] }))
   const codes = await Promise.all(children.map(async (c) => { let err = ''; c.stderr!.on('data', (d) => { err += d }); const [code] = await once(c, 'exit'); return code === 0 ? 0 : err }))
   t.same(codes, [0, 0, 0, 0])

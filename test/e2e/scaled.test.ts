@@ -17,6 +17,7 @@ import mqtt, { type MqttClient } from 'mqtt'
 import { keyPartition } from '../../engine/log/kafka-log.ts'
 import { requireService } from '../helpers/services.ts'
 import { testDatabase } from '../helpers/postgres.ts'
+import { messageWithin, settleWithin, watchClose } from '../helpers/wait.ts'
 
 const run = promisify(execFile)
 const RUN = `${process.pid}_${Date.now()}`
@@ -47,19 +48,19 @@ async function startRole(base: string, catalogUrl: string, roles: string, nodeId
   const extra = roles === 'worker' ? { LINTEL_LOG_LEVEL: 'info' } : {}
   const env: NodeJS.ProcessEnv = { ...process.env, ...SCALED, ...extra, LINTEL_CATALOG: 'postgres', LINTEL_POSTGRES_URL: catalogUrl, LINTEL_DATA_DIR: join(base, nodeId), LINTEL_ROLES: roles, LINTEL_NODE_ID: nodeId }
   delete env.LINTEL_CATALOG_DIR
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const p: Proc = { child, out: '' }
   child.stderr!.on('data', (d) => { p.out += d })
-  await new Promise<void>((resolve, reject) => {
+  await settleWithin(new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       p.out += d
       if (/lintel roles: /.test(p.out) && (!roles.includes('api') || /listening on http/.test(p.out)) && (!roles.includes('broker') || /mqtt listening/.test(p.out))) resolve()
     })
     child.once('exit', (code) => reject(new Error(`${roles} exited ${code}: ${p.out}`)))
-  })
+  }), { what: () => `the ${roles} process ${nodeId} to start (output: ${p.out.slice(-2000)})`, timeoutMs: 60_000 })
   p.url = /listening on (http:\/\/\S+)/.exec(p.out)?.[1]
   const tcp = /mqtt:\/\/[^:]+:(\d+)/.exec(p.out)
   p.tcp = tcp ? Number(tcp[1]) : undefined
@@ -72,7 +73,7 @@ const stopProc = async (p: Proc) => {
   const exited = once(p.child, 'exit')
   p.child.kill('SIGTERM')
   const timer = setTimeout(() => p.child.kill('SIGKILL'), 15_000)
-  await exited
+  await settleWithin(exited, { what: 'a stopped process to exit (SIGKILL after 15 s)', timeoutMs: 20_000 })
   clearTimeout(timer)
 }
 
@@ -145,9 +146,9 @@ t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Re
   const sub = await mqtt.connectAsync(`mqtt://127.0.0.1:${brokerB.tcp}`, { username: `sub-${RUN}`, password: 'sub-password', reconnectPeriod: 0 })
   clients.push(sub)
   await sub.subscribeAsync(`lintel/${handle}/#`, { qos: 1 })
-  const seen = new Promise<string>((resolve) => sub.once('message', (_t, p) => resolve(String(p))))
+  const seen = messageWithin(sub, { what: 'the message published on broker A at a subscriber of broker B', timeoutMs: 10_000 })
   await a.publishAsync(`lintel/${handle}/y`, line('cross', 3), { qos: 1 })
-  t.equal(await seen, line('cross', 3))
+  t.equal((await seen).text, line('cross', 3))
 
   // Two workers split the log's 6 partitions; a virtual datapoint (the twin of 'stream')
   // runs on the worker that owns the project's partition.
@@ -176,8 +177,9 @@ t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Re
   })()
   t.ok(await until(async () => (await count('twin')) > 0, 60_000), 'the owner computes the virtual datapoint')
   await until(async () => acked > N / 3, 60_000)
+  const ownerExit = once(owner.child, 'exit')
   owner.child.kill('SIGKILL')
-  await once(owner.child, 'exit')
+  await settleWithin(ownerExit, { what: 'the owning worker to exit on SIGKILL' })
   const killedAt = Date.now()
   // The dead member's session (6 s) ends, the group rebalances, the other worker owns the
   // partition, starts the virtual datapoint from the store and stores the project again.
@@ -198,12 +200,15 @@ t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Re
   // Kafka unreachable: the broker refuses to acknowledge (closes the connection) and keeps running.
   await run('bash', [kafka, 'stop'], { env: kafkaEnv })
   const c = await connect(brokerA, 'c')
-  const outcome = await Promise.race([
-    new Promise<string>((resolve) => c.once('close', () => resolve('closed'))),
-    c.publishAsync(`lintel/${handle}/k`, line('during-outage', 1), { qos: 1 }).then(() => 'acknowledged', () => 'closed'),
-    new Promise<string>((resolve) => setTimeout(() => resolve('no answer'), 60_000)),
-  ])
-  t.equal(outcome, 'closed', 'no PUBACK while Kafka is down; the connection is closed so the client retries later')
+  const cGone = watchClose(c)
+  let acknowledged = false
+  c.publishAsync(`lintel/${handle}/k`, line('during-outage', 1), { qos: 1 }).then(() => { acknowledged = true }, () => {})
+  // The close must come from the failed log write (the broker says so), not from anything else.
+  await cGone.within({
+    what: 'broker A\'s connection publishing while Kafka is down', timeoutMs: 60_000,
+    cause: { what: 'the log write failed and the broker closed without PUBACK', check: () => brokerA.out.includes('store write failed; closing the connection without acknowledgement') },
+  })
+  t.notOk(acknowledged, 'no PUBACK while Kafka is down; the connection is closed so the client retries later')
   t.equal(brokerA.child.exitCode, null, 'the broker keeps running')
   const again = await connect(brokerA, 'c2')
   t.ok(again.connected, 'new connections are still accepted')

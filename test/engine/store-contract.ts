@@ -75,8 +75,31 @@ export function prng(seed: number): () => number {
   }
 }
 
-const localStart = (unit: 'day' | 'week' | 'month', zone: string) => (t: number) =>
-  DateTime.fromMillis(Math.floor(t / 1000), { zone }).startOf(unit).toMillis() * 1000
+// The expected calendar buckets are computed by hand, not by the time-zone library the store
+// uses (issue 36: an expectation from the same call as the code cannot fail): the zones of the
+// contract are fixed offsets (UTC, Asia/Kolkata +05:30) and Europe/Berlin, whose EU rule is
+// written out here: CEST (+2 h) from 01:00 UTC on the last Sunday of March to 01:00 UTC on the
+// last Sunday of October, CET (+1 h) otherwise.
+const H = 3_600_000
+const lastSundayUtc = (year: number, month: number) => {
+  const last = Date.UTC(year, month + 1, 0) // the month's last day, 00:00 UTC
+  return last - new Date(last).getUTCDay() * 86_400_000 + H // that Sunday, 01:00 UTC
+}
+const offsetMs = (zone: string, utcMs: number): number => {
+  if (zone === 'UTC') return 0
+  if (zone === 'Asia/Kolkata') return 5.5 * H
+  if (zone !== 'Europe/Berlin') throw new Error(`no hand-written rule for ${zone}`)
+  const y = new Date(utcMs).getUTCFullYear()
+  return utcMs >= lastSundayUtc(y, 2) && utcMs < lastSundayUtc(y, 9) ? 2 * H : H
+}
+const localStart = (unit: 'day' | 'week' | 'month', zone: string) => (t: number) => {
+  const ms = Math.floor(t / 1000)
+  const local = new Date(ms + offsetMs(zone, ms)) // wall-clock time read through UTC fields
+  let start = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), unit === 'month' ? 1 : local.getUTCDate())
+  if (unit === 'week') start -= ((local.getUTCDay() + 6) % 7) * 86_400_000 // back to Monday
+  // Local midnight to UTC: the offset in force just before it (no zone here changes at midnight).
+  return (start - offsetMs(zone, start - offsetMs(zone, start - 12 * H))) * 1000
+}
 
 export function storeContract(t: Test, name: string, makeStore: () => Promise<TimeseriesStore>): void {
   const withStore = (title: string, fn: (t: Test, store: TimeseriesStore) => Promise<void>) =>

@@ -14,7 +14,7 @@ import { waitFor } from '../helpers/wait.ts'
 const ADMIN = 'Basic ' + Buffer.from('ops@restart.test:restart-pass').toString('base64')
 
 async function boot(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: {
       ...process.env, ...await ensureRunTls(), LINTEL_DATA_DIR: dir, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'warn',
       LINTEL_COMPANY_NAME: 'Restart', LINTEL_ADMIN_EMAIL: 'ops@restart.test', LINTEL_ADMIN_PASSWORD: 'restart-pass',

@@ -3,8 +3,8 @@
 // again with their windows rebuilt from the store (a time range and a cron range), and one
 // whose project disabled virtual datapoints meanwhile records why it could not start.
 import t from 'tap'
-import { loadConfig } from '../../api/config.ts'
-import { start } from '../../api/main.ts'
+import { loadConfig } from '../../server/config.ts'
+import { start } from '../../server/main.ts'
 import { basic } from '../helpers/platform.ts'
 import { ensureRunTls } from '../helpers/tls-pair.ts'
 import { waitFor } from '../helpers/wait.ts'

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { adminEndpoints } from '../../api/registry.ts'
 import { RUN_STATE } from '../../catalog/changes.ts'
-import { PostgresCatalog } from '../../catalog/postgres-catalog.ts'
+import { PostgresCatalog } from '../../catalog/postgres/catalog.ts'
 import { VDP_LIFECYCLE } from '../../engine/vdp/lifecycle.ts'
 import { WorkerControl } from '../../engine/worker.ts'
 import { testDatabase } from '../helpers/postgres.ts'

@@ -1,7 +1,7 @@
 // A time-series store for tests that puts a gate in front of a real store's append (issue 16
 // item 8): the test holds writes (they wait at the gate), releases them, or makes them fail,
 // and reads counters of what reached the store. It implements engine/store/port.ts, so the
-// platform composes it like any adapter (api/main.ts start(config, { wrapStore })), and
+// platform composes it like any adapter (server/main.ts start(config, { wrapStore })), and
 // durable-before-ack, no ack on a failed write and back-pressure can be checked end to end
 // at the broker and over HTTP.
 import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, TimeseriesStore } from '../../engine/store/port.ts'

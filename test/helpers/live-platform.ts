@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs'
 import type { Test } from 'tap'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
-import { loadConfig } from '../../api/config.ts'
-import { start, type StartSeams } from '../../api/main.ts'
+import { loadConfig } from '../../server/config.ts'
+import { start, type StartSeams } from '../../server/main.ts'
 import { basic, type Login } from './platform.ts'
 import { ensureRunTls } from './tls-pair.ts'
 

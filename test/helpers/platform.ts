@@ -6,7 +6,7 @@ import type { Test } from 'tap'
 import { buildApp } from '../../api/app.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
-import { PostgresCatalog } from '../../catalog/postgres-catalog.ts'
+import { PostgresCatalog } from '../../catalog/postgres/catalog.ts'
 import { createTestDatabase } from './postgres.ts'
 import type { TimeseriesStore } from '../../engine/store/port.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
@@ -16,6 +16,7 @@ import { ProjectRuntimes } from '../../engine/project-runtimes.ts'
 import { Documents } from '../../engine/blobs/documents.ts'
 import { openFsBlobStore } from '../../engine/blobs/fs-store.ts'
 import type { BlobStore } from '../../engine/blobs/port.ts'
+import { MICROS_PER_MS, systemClock } from '../../core/clock/clock.ts'
 
 export interface Login { email: string; password: string }
 export interface Platform {
@@ -42,7 +43,8 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const runtimes = new ProjectRuntimes()
   runtimes.register('virtual datapoints', vdpRuntime)
   const blobs = opts.blobs ?? await openFsBlobStore({ dir: t.testdir() + '/files', host: '127.0.0.1', port: 0 })
-  const documents = new Documents(catalog.files, blobs, { now: opts.now })
+  // Tests move the documents' time back and forth (link expiry): only now() follows opts.now.
+  const documents = new Documents(catalog.files, blobs, { clock: opts.now ? { ...systemClock, now: () => opts.now!() * MICROS_PER_MS } : undefined })
   const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, documents, onProjectDeleting: (id) => runtimes.stopProject(id) })
   t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); await catalog.close(); await dropCatalog(); if (!opts.store) await raw.close(); if (!opts.blobs) await blobs.close() })
   const call: Platform['call'] = async (who, method, url, body) => {

@@ -3,7 +3,7 @@
 import t from 'tap'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
-import { sqliteConnectionForTests } from '../../catalog/sqlite-catalog.ts'
+import { sqliteConnectionForTests } from '../../catalog/sqlite/catalog.ts'
 import { MqttAuthenticator } from '../../ingest/mqtt/session.ts'
 
 t.test('unknown and known usernames take the same time to refuse', async (t) => {

@@ -134,14 +134,34 @@ t.test('forged bearer tokens count per address', async (t) => {
 t.test('a wrong current_password counts as a failed login', async (t) => {
   const w = await throttled(t, { maxPerAccount: 2, maxPerAddress: 100 })
   const token = (await w.call(w.admin, '/v2/auth/token', '10.0.0.1', 'POST')).body.resource.access_token
-  for (let i = 0; i < 2; i++) t.equal((await w.call(token, '/v2/user', '10.0.0.1', 'PUT', { password: 'new-password-1', current_password: `guess-${i}-x` })).status, 403)
-  t.same(await w.call(token, '/v2/user', '10.0.0.1', 'PUT', { password: 'new-password-1', current_password: w.admin.password }),
+  // The token is stolen and used from the thief's own address.
+  for (let i = 0; i < 2; i++) t.equal((await w.call(token, '/v2/user', '10.6.6.6', 'PUT', { password: 'new-password-1', current_password: `guess-${i}-x` })).status, 403)
+  t.same(await w.call(token, '/v2/user', '10.6.6.6', 'PUT', { password: 'new-password-1', current_password: w.admin.password }),
     { ...blocked(60), body: { ...blocked(60).body, operation: 'update' } }, 'the right one is not even checked now')
-  t.same(await w.call(w.admin, '/v2/user', '10.0.0.2'), blocked(60), 'and the account is blocked for Basic logins')
+  t.same(await w.call(w.admin, '/v2/user', '10.0.0.2'), blocked(60), 'and the account is blocked for Basic logins from new addresses')
+  t.equal((await w.call(w.admin, '/v2/user', '10.0.0.1')).status, 200, 'not from the address its owner logged in from')
+})
+
+t.test('issue 29: 1,000 concurrent guesses get only the limit of password checks, and never lock the owner out of her known address', async (t) => {
+  const w = await throttled(t, {})
+  t.equal((await w.call(w.admin, '/v2/user', '10.0.0.1')).status, 200, "the owner's usual address becomes known")
+  const before = w.checks()
+  // Company Beta's admin races 1,000 wrong logins for Acme's admin: 500 from one address, 500
+  // from 500 addresses, all sent before any is answered.
+  const statuses = await Promise.all(Array.from({ length: 1000 }, (_, i) =>
+    w.call({ ...w.admin, password: `guess-${i}-xx` }, '/v2/user', i < 500 ? '203.0.113.1' : `198.51.${Math.floor(i / 250)}.${i % 250}`).then((r) => r.status)))
+  const checked = w.checks() - before
+  t.ok(checked <= 5 + 10, `${checked} password checks (limits: 5 per address and account, 10 for the account from unknown addresses)`)
+  t.equal(statuses.filter((s) => s === 401).length, checked, 'every checked guess is a 401')
+  t.equal(statuses.filter((s) => s === 429).length, 1000 - checked, 'the others 429, unchecked')
+  t.same(await w.call(w.admin, '/v2/user', '10.0.0.77'), blocked(60), 'a new address of the account is refused while guessing goes on')
+  t.equal((await w.call(w.admin, '/v2/user', '10.0.0.1')).status, 200, 'the right password from her known address still logs in')
+  t.equal((await w.call(w.admin, '/v2/user', '10.0.0.1')).status, 200, 'and again (cached)')
+  t.equal((await w.call(w.beta, '/v2/user', '10.0.0.2')).status, 200, 'other accounts are untouched')
 })
 
 t.test('another company guesses: the same refusals, the same cost for unknown and known emails', async (t) => {
-  const w = await throttled(t, { maxPerAccount: 1000, maxPerAddress: 1000 })
+  const w = await throttled(t, { maxPerAccount: 1000, maxPerAddress: 1000, maxPerPair: 1000 })
   // The Beta admin knows its own login and guesses at Acme's: 401 and 404 only.
   t.equal((await w.call({ ...w.admin, password: 'beta-password' })).status, 401)
   const ms = async (who: Login) => {

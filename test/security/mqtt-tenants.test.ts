@@ -4,12 +4,11 @@
 // clients. Each publish is refused (counted, connection closed), each subscription refused
 // (SUBACK 128), nothing of Acme changes, and Acme's own traffic never reaches Beta.
 import t from 'tap'
-import mqtt, { type MqttClient } from 'mqtt'
 import { livePlatform, until } from '../helpers/live-platform.ts'
+import { watchClose } from '../helpers/wait.ts'
 
 const T = 1_700_000_000_000_000_000n
 const BETA = { email: 'admin@beta.test', password: 'beta-admin-pass' }
-const closed = (c: MqttClient) => new Promise<void>((resolve) => { c.once('close', () => resolve()) })
 
 t.test('an account of another company reaches no message, topic or datapoint of Acme\'s project', async (t) => {
   const live = await livePlatform(t)
@@ -49,9 +48,9 @@ t.test('an account of another company reaches no message, topic or datapoint of 
   for (const [i, [topic, payload]] of attempts.entries()) {
     const before = broker.metricsOf([betaPid]).publishes_refused
     const c = await live.connect(beta)
-    const gone = closed(c)
+    const gone = watchClose(c)
     c.publish(topic, payload, { qos: 1 })
-    await gone
+    await gone.within({ what: `Beta's connection publishing on ${topic}`, cause: { what: 'the publish was refused and counted for Beta', check: () => broker.metricsOf([betaPid]).publishes_refused === before + 1 } })
     t.equal(broker.metricsOf([betaPid]).publishes_refused - before, 1, `refused and closed: ${topic} (#${i})`)
   }
   t.equal(broker.metricsOf([pid]).publishes_refused, 0, 'nothing counted against Acme')

@@ -72,11 +72,15 @@ t.test('item 7: a deleted project stops its virtual datapoints, and a later proj
   t.ok(newIn > oldOut && newOut > oldOut, 'datapoint ids are new')
   const alertB = await live.http('POST', `/v2/alert/threshold?project_id=${pidB}`, { name: 'high', dataPointID: 'in', thresholds: { crit: { upper: 100 } } }, B)
   t.ok(alertB.body.resource.id > alertId, 'alert ids are new')
-  t.equal(await store.append([{ series: oldIn, time: 1_704_067_500_000_000, value: 9 }]), undefined)
+  // A late write of the deleted project's series (its calculation still finishing) comes after
+  // B's own value at the same time: were an id reused, it would overwrite B's value.
   await store.append([{ series: newIn, time: 1_704_067_500_000_000, value: 9 }])
+  await store.append([{ series: oldIn, time: 1_704_067_500_000_000, value: 666 }])
   await store.append([{ series: 999_999_999, time: 1, value: 0 }])
   const seen = await live.http('GET', `/v2/datapoint/timeseries?project_id=${pidB}&dataPointID=out`, undefined, B)
   t.same(seen.body.data, [{ time: '2023-01-01T00:00:00Z', value: 0 }], 'only what B wrote: no output of the old calculation')
+  const seenIn = await live.http('GET', `/v2/datapoint/timeseries?project_id=${pidB}&dataPointID=in`, undefined, B)
+  t.same(seenIn.body.data, [{ time: '2024-01-01T00:00:00Z', value: 7 }, { time: '2024-01-01T00:05:00Z', value: 9 }], 'a late write to a deleted project\'s series never lands in a new one')
   t.equal((await live.http('GET', `/v2/project/${pidA}`)).status, 404)
   t.equal((await live.http('GET', `/v2/project/${pidB}`, undefined, B)).body.meta.total_items, 2)
 })

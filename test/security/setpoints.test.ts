@@ -3,7 +3,7 @@
 // accounts that must not give them (another company, read rights, a narrower reach) and
 // NEWSPT hidden from a reader outside the datapoint. Two companies: Live (A) and Beta (B).
 import t, { type Test } from 'tap'
-import type { MqttClient } from 'mqtt'
+import { watchClose } from '../helpers/wait.ts'
 import { until } from '../helpers/live-platform.ts'
 import type { Login } from '../helpers/platform.ts'
 import { setpointSite } from '../helpers/setpoint-site.ts'
@@ -85,7 +85,6 @@ t.test('MQTT: acknowledgements only from the project\'s own write accounts with 
   const service = site.platform.setpoints!
   const pending = (await site.write('dataPointID=ahu-1.sp&value=22&acked=true')).body.resource.reference as string
   const ack = (datapoint = 'ahu-1.sp') => JSON.stringify({ type: 'SPTACK', swop_version: 0.1, reference: pending, datapoint, result: 'written', priorityArray: NULLS })
-  const closed = (c: MqttClient) => new Promise<void>((resolve) => c.once('close', () => resolve()))
   const topicA = `CONTROLS/${site.group}/${site.handle}`
 
   // Another company's write account: on its own topic the answer is ignored; on A's topic refused.
@@ -97,16 +96,17 @@ t.test('MQTT: acknowledgements only from the project\'s own write accounts with 
   const ignored = service.counters.answers_ignored
   await beta.publishAsync(`CONTROLS/${bs.load_balancing_group}/${bs.project_handle}`, ack(), { qos: 1 })
   t.ok(await until(() => service.counters.answers_ignored === ignored + 1), 'an answer from another project is ignored')
-  const betaClosed = closed(beta)
+  const betaClosed = watchClose(beta)
   beta.publish(topicA, ack(), { qos: 1 })
-  await betaClosed
+  await betaClosed.within({ what: 'the other company\'s connection answering on A\'s topic', cause: { what: 'its publish was refused', check: () => site.platform.broker.metricsOf([bPid]).publishes_refused === 1 } })
   t.equal(site.platform.broker.metricsOf([bPid]).publishes_refused, 1, 'publishing on another project\'s CONTROLS topic is refused')
 
   // A read account of project A cannot answer.
   const ro = await site.connect(await site.account(pid, 'ro', 'read'))
-  const roClosed = closed(ro)
+  const roRefused = site.platform.broker.metricsOf([pid]).publishes_refused
+  const roClosed = watchClose(ro)
   ro.publish(topicA, ack(), { qos: 1 })
-  await roClosed
+  await roClosed.within({ what: 'the read account\'s connection answering on CONTROLS', cause: { what: 'its publish was refused (read rights only)', check: () => site.platform.broker.metricsOf([pid]).publishes_refused === roRefused + 1 } })
 
   // A write account created by a user whose TagAuth covers ahu-2.sp only: its answer for
   // ahu-1.sp is dropped, and its reader does not see NEWSPT for ahu-1.sp.

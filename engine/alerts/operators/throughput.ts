@@ -9,7 +9,7 @@
 // operation per observation at 100,000/s): when it fires it either raises or sleeps again
 // until the new deadline. A new alert, or one restarted, has a grace period of one window
 // from `startedAt` before it can raise for lack of data.
-import type { Clock } from '../clock.ts'
+import { afterMs, nowMs, type Clock } from '../../../core/clock/clock.ts'
 import type { Level, ThroughputConfig } from '../config.ts'
 
 export interface ThroughputTransition { kind: 'raise' | 'reset'; level: Level; previous_level: null; value: number; time: number }
@@ -35,19 +35,19 @@ export class ThroughputEvaluator {
   private get windowMs() { return this.cfg.window_seconds * 1000 }
 
   /** Observations within the window ending now (up to min_count: enough to decide). */
-  count(now = this.clock.now()): number {
+  count(now = nowMs(this.clock)): number {
     return this.times.filter((t) => t > now - this.windowMs).length
   }
 
   /** Checks the state once (a restart: raise or reset at once if due) and arms the timer. */
   start(): void {
-    const now = this.clock.now()
+    const now = nowMs(this.clock)
     if (this.level !== null && this.count(now) >= this.cfg.min_count) this.transition('reset', now)
     else this.check()
   }
 
   observe(): void {
-    const now = this.clock.now()
+    const now = nowMs(this.clock)
     this.times.push(now)
     if (this.times.length > this.cfg.min_count) this.times.shift()
     if (this.level !== null && this.count(now) >= this.cfg.min_count) this.transition('reset', now)
@@ -70,14 +70,14 @@ export class ThroughputEvaluator {
   private check(): void {
     this.cancel = undefined
     if (this.stopped) return
-    const now = this.clock.now()
+    const now = nowMs(this.clock)
     if (this.level === null && now >= this.deadline()) this.transition('raise', now)
     if (this.level === null) this.arm()
   }
 
   private arm(): void {
     if (this.stopped || this.level !== null) return
-    this.cancel = this.clock.setTimer(() => this.check(), this.deadline() - this.clock.now())
+    this.cancel = afterMs(this.clock, () => this.check(), this.deadline() - nowMs(this.clock))
   }
 
   private transition(kind: 'raise' | 'reset', now: number): void {

@@ -9,7 +9,7 @@
 // before its first sample the schedule applies), otherwise the `occupied_hours` schedule
 // (default Monday-Friday 07:00-18:00) in the project's time zone.
 import { AttributeError, isScheduled, parseSchedule } from '../attributes.ts'
-import { clock } from '../clock.ts'
+import { zoneCalendar } from '../../../core/clock/zone.ts'
 import { pins } from '../pins.ts'
 import { holdAt, mean, round } from '../stats.ts'
 import { fmt, tx } from '../text.ts'
@@ -31,7 +31,7 @@ export const comfort: FunctionDefinition = {
     const temps = await ctx.mean('room_temp', INTERVAL)
     if (temps.length === 0) return { status: 'no_data', message: tx('The room temperature has no values in the range.', 'Die Raumtemperatur hat im Zeitraum keine Werte.') }
     const occ = ctx.mapped.has('occupancy') ? holdAt(await ctx.mean('occupancy', INTERVAL, { hold: true }), temps.map((p) => p.time)) : []
-    const local = clock(ctx.timeZone)
+    const local = zoneCalendar(ctx.timeZone)
     const occupied: number[] = []
     temps.forEach((p, i) => {
       const o = occ[i]

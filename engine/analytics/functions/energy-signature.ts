@@ -11,7 +11,7 @@
 // Sampling: hourly means of outdoor temperature and power, averaged per local day (a day
 // with fewer than 18 hours of data is left out); one counter reading per midnight. Daily
 // values are what the method is defined on; hours make local days exact in any zone.
-import { clock } from '../clock.ts'
+import { zoneCalendar } from '../../../core/clock/zone.ts'
 import { pins } from '../pins.ts'
 import { linearFit, round } from '../stats.ts'
 import { fmt, tx } from '../text.ts'
@@ -31,7 +31,7 @@ export const energySignature: FunctionDefinition = {
   components: { heat_meter: signature('heat_power'), electricity_meter: signature('electric_power') },
   async compute(ctx) {
     const base = ctx.num('base_temp', 15)
-    const local = clock(ctx.timeZone)
+    const local = zoneCalendar(ctx.timeZone)
     // Whole local days in range: from the first midnight at or after start.
     let d0 = local.at(ctx.start).day
     if (local.midnight(d0) < ctx.start) d0++

@@ -5,7 +5,8 @@ import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import { parseThresholds, parseThroughput } from '../../../engine/alerts/config.ts'
 import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
-import { ManualClock } from './manual-clock.ts'
+import { VirtualClock } from '../../../core/clock/virtual-clock.ts'
+import { MICROS_PER_MS as MS, nowMs } from '../../../core/clock/clock.ts'
 import { addAlert, alertSetup, seedProject } from './setup.ts'
 
 const S = 1_000_000
@@ -54,7 +55,7 @@ t.test('a reset stored while the runtime was down is found on start (no missed r
 })
 
 t.test('crash after the raise (no graceful checkpoint): replay from the checkpoint raises nothing twice', async (t) => {
-  const clock = new ManualClock()
+  const clock = new VirtualClock()
   const dir = t.testdir()
   const paths = { dir: join(dir, 'ts'), catalogDir: join(dir, 'catalog') }
   const s = await alertSetup(t, { ...paths, clock })
@@ -67,7 +68,7 @@ t.test('crash after the raise (no graceful checkpoint): replay from the checkpoi
   await s.store.append([{ series, time: T0 + 4 * S, value: 32 }])
   // The crash: the files stay as they are; the runtime never writes its periodic checkpoint.
   await s.crash()
-  const again = await alertSetup(t, { ...paths, clock: new ManualClock() })
+  const again = await alertSetup(t, { ...paths, clock: new VirtualClock() })
   await again.alerts.resume()
   await again.store.append([{ series, time: T0 + 5 * S, value: 31 }])
   await again.alerts.settled()
@@ -87,19 +88,19 @@ t.test('the periodic checkpoint moves the replay start forward', async (t) => {
 t.test('throughput alert restarted while raised: no second raise on its timers; data stored meanwhile resets it on start', async (t) => {
   const dir = t.testdir()
   const paths = { dir: join(dir, 'ts'), catalogDir: join(dir, 'catalog') }
-  const clock = new ManualClock()
+  const clock = new VirtualClock()
   const s = await alertSetup(t, { ...paths, clock })
   const { projectId, series } = await seedProject(s.catalog)
   const a = await addAlert(s.catalog, projectId, series, 'throughput', { throughput: parseThroughput({ window_seconds: 300 }) })
   await s.alerts.start(a)
-  clock.advance(300_000)
+  clock.advance(300_000 * MS)
   await s.alerts.settled()
   const events = async (x: typeof s) => (await x.catalog.alerts.events(a.id, { limit: 100 })).reverse().map((e) => `${e.kind} ${e.level} v=${e.value}`)
   t.same(await events(s), ['raise warn v=0'])
   await s.crash() // nothing flushed: the raised level is in the checkpoint stored with the event
 
   // Restarted later, still silent: raised, not raised again, however long the silence lasts.
-  const later = new ManualClock(clock.now() + 60_000)
+  const later = new VirtualClock((nowMs(clock) + 60_000) * MS)
   const again = await alertSetup(t, { ...paths, clock: later })
   await again.alerts.resume()
   t.ok(again.alerts.isRunning(a.id))
@@ -110,10 +111,10 @@ t.test('throughput alert restarted while raised: no second raise on its timers; 
 
   // Down again; data arrives meanwhile (stored by another process): found on start, reset at once.
   const store = await openSqliteStore({ dir: paths.dir })
-  const resumedAt = later.now() + 60_000
+  const resumedAt = nowMs(later) + 60_000
   await store.append([{ series, time: (resumedAt - 10_000) * 1000, value: 5 }])
   await store.close()
-  const third = await alertSetup(t, { ...paths, clock: new ManualClock(resumedAt) })
+  const third = await alertSetup(t, { ...paths, clock: new VirtualClock(resumedAt * MS) })
   await third.alerts.resume()
   await third.alerts.settled()
   t.same(await events(third), ['raise warn v=0', 'reset warn v=1'], 'the missed reset is recorded')

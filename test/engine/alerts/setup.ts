@@ -1,5 +1,5 @@
 // An alert runtime over an in-memory catalog, a SQLite store in the test directory and the
-// observation bus, with a manual clock and a recording notifier log (no HTTP).
+// observation bus, with a virtual clock and a recording notifier log (no HTTP).
 import type { Test } from 'tap'
 import { adminEndpoints } from '../../../api/registry.ts'
 import { Catalog } from '../../../catalog/index.ts'
@@ -9,19 +9,19 @@ import { WebhookAddressPolicy } from '../../../engine/notify/address-policy.ts'
 import { ObservationBus, observedStore } from '../../../engine/observation-bus.ts'
 import type { TimeseriesStore } from '../../../engine/store/port.ts'
 import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
-import { ManualClock } from './manual-clock.ts'
+import { VirtualClock } from '../../../core/clock/virtual-clock.ts'
 
 /** The tests' receivers listen on loopback, which the default policy refuses. */
 export const LOOPBACK_RECEIVERS = new WebhookAddressPolicy(['127.0.0.1'])
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} }
 
-export async function alertSetup(t: Test, opts: { dir?: string; catalogDir?: string; clock?: ManualClock } = {}) {
+export async function alertSetup(t: Test, opts: { dir?: string; catalogDir?: string; clock?: VirtualClock } = {}) {
   const catalog = Catalog.open(opts.catalogDir ?? ':memory:', adminEndpoints)
   const raw: TimeseriesStore = await openSqliteStore({ dir: opts.dir ?? t.testdir() })
   const bus = new ObservationBus()
   const store = observedStore(raw, bus)
-  const clock = opts.clock ?? new ManualClock()
+  const clock = opts.clock ?? new VirtualClock()
   const alerts = openAlerts({ catalog, store: raw, bus, log: quietLog, clock, webhookPolicy: LOOPBACK_RECEIVERS })
   let closed = false
   const close = async () => {

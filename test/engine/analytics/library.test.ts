@@ -75,7 +75,7 @@ t.test('a broken file is refused with one line naming the file and the problem',
 
   // The start stops with exactly this line (exit code 2), before anything is created.
   const bad = broken((c) => { delete c.nameEN })
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: { ...process.env, LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: '0', LINTEL_MQTT_WS_PORT: '0', LINTEL_DATA_DIR: join(dir, 'data'), LINTEL_COMPONENTS_DIR: bad }, encoding: 'utf8',
   })
   t.equal(run.status, 2)

@@ -9,6 +9,8 @@ import { loadComponentLibrary } from '../../../engine/analytics/library.ts'
 import { AnalyticsService } from '../../../engine/analytics/service.ts'
 import { firstWholeWeek, nextWeek, specTimestamp, weekStart } from '../../../engine/analytics/weeks.ts'
 import { openSqliteStore } from '../../../engine/store/sqlite-store.ts'
+import { VirtualClock } from '../../../core/clock/virtual-clock.ts'
+import { isSettled, waitFor } from '../../helpers/wait.ts'
 
 const US = (iso: string) => Date.parse(iso) * 1000
 const library = loadComponentLibrary()
@@ -38,19 +40,19 @@ async function seeded(t: Test, dir: string) {
 t.test('enabled instances run each whole week once; missed weeks after a restart; disabled ones never', async (t) => {
   const dir = t.testdir()
   const { catalog, store, project, cip } = await seeded(t, dir)
-  let now = US('2024-01-03T10:00:00Z') // a Wednesday
-  const service = () => new AnalyticsService({ catalog, store, library, now: () => now, worker: 'w1' })
+  const clock = new VirtualClock(US('2024-01-03T10:00:00Z')) // a Wednesday
+  const service = () => new AnalyticsService({ catalog, store, library, clock, worker: 'w1' })
   const s = service()
   const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: await s.weeksFrom(project.id) })
   await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 4, name: 'off', description: '', enabled: false, weeks_from: await s.weeksFrom(project.id) })
   t.equal(await s.tick(), 0, 'the first whole week starts next Monday')
-  now = US('2024-01-14T23:59:59Z')
+  clock.advanceTo(US('2024-01-14T23:59:59Z'))
   t.equal(await s.tick(), 0, 'not before the week has ended')
-  now = US('2024-01-15T00:00:00Z')
+  clock.advanceTo(US('2024-01-15T00:00:00Z'))
   t.equal(await s.tick(), 1, 'Monday 00:00: the week of 8 January runs')
   t.equal(await s.tick(), 0, 'and never twice')
   // Down from 16 January to 5 February: three whole weeks missed; a new process catches up.
-  now = US('2024-02-05T08:00:00Z')
+  clock.advanceTo(US('2024-02-05T08:00:00Z'))
   t.equal(await service().tick(), 3)
   const results = await catalog.analytics.results(on.id)
   t.same(results.map((r) => `${specTimestamp(r.start)} - ${specTimestamp(r.end)} ${r.trigger}`), [
@@ -66,13 +68,13 @@ t.test('weeks follow the project time zone: Monday 00:00 local, across the DST s
   const dir = t.testdir()
   const { catalog, store, project, cip } = await seeded(t, dir)
   await catalog.projects.update(project.id, { time_zone: 'Europe/Berlin' })
-  let now = US('2024-03-20T10:00:00Z')
-  const s = new AnalyticsService({ catalog, store, library, now: () => now, worker: 'w1' })
+  const clock = new VirtualClock(US('2024-03-20T10:00:00Z'))
+  const s = new AnalyticsService({ catalog, store, library, clock, worker: 'w1' })
   const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: await s.weeksFrom(project.id) })
   t.equal(specTimestamp(on.weeks_from), '2024-03-24 23:00:00+00:00', 'Monday 25 March 00:00 CET')
-  now = US('2024-03-31T21:59:59Z')
+  clock.advanceTo(US('2024-03-31T21:59:59Z'))
   t.equal(await s.tick(), 0, 'the week (167 hours: clocks go forward) has not ended yet')
-  now = US('2024-03-31T22:00:00Z')
+  clock.advanceTo(US('2024-03-31T22:00:00Z'))
   t.equal(await s.tick(), 1, 'Monday 1 April 00:00 CEST')
   t.same((await catalog.analytics.results(on.id)).map((r) => `${specTimestamp(r.start)} - ${specTimestamp(r.end)}`), ['2024-03-24 23:00:00+00:00 - 2024-03-31 22:00:00+00:00'])
 })
@@ -83,9 +85,9 @@ t.test('two workers on one catalog file: each week runs exactly once', async (t)
   const second = Catalog.open(dir, adminEndpoints) // another connection, as another process has
   t.teardown(() => second.close())
   for (const fn of [2, 4]) await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: fn, name: `f${fn}`, description: '', enabled: true, weeks_from: US('2024-01-01T00:00:00Z') })
-  const now = () => US('2024-03-01T00:00:00Z') // 8 whole weeks due for each instance
-  const a = new AnalyticsService({ catalog, store, library, now, worker: 'a' })
-  const b = new AnalyticsService({ catalog: second, store, library, now, worker: 'b' })
+  const clock = new VirtualClock(US('2024-03-01T00:00:00Z')) // 8 whole weeks due for each instance
+  const a = new AnalyticsService({ catalog, store, library, clock, worker: 'a' })
+  const b = new AnalyticsService({ catalog: second, store, library, clock, worker: 'b' })
   const [ranA, ranB] = await Promise.all([a.tick(), b.tick()])
   t.equal(ranA + ranB, 16, `16 weeks run in all (a ${ranA}, b ${ranB})`)
   for (const i of await catalog.analytics.instancesOfProject(project.id)) {
@@ -110,15 +112,13 @@ t.test('stopProject (a project being deleted): the week under way finishes first
       return async (...args: unknown[]) => { waiting++; await gate; waiting--; return v.apply(target, args) }
     },
   })
-  const s = new AnalyticsService({ catalog, store: gated, library, now: () => US('2024-03-01T00:00:00Z'), worker: 'w1' })
+  const s = new AnalyticsService({ catalog, store: gated, library, clock: new VirtualClock(US('2024-03-01T00:00:00Z')), worker: 'w1' })
   const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: US('2024-01-01T00:00:00Z') })
   const ticking = s.tick() // 8 whole weeks are due
-  const until = async (f: () => boolean) => { for (let i = 0; i < 500 && !f(); i++) await new Promise((r) => setTimeout(r, 10)); return f() }
-  t.ok(await until(() => waiting > 0), 'the first week\'s run is reading')
-  let stopped = false
-  const stopping = s.stopProject(project.id).then(() => { stopped = true })
-  await new Promise((r) => setTimeout(r, 50))
-  t.notOk(stopped, 'stopProject waits for the run under way')
+  await waitFor(() => waiting > 0, { what: 'the first week\'s run to read the store' })
+  const stopping = s.stopProject(project.id)
+  // The run is held at the gate (the cause), so stopProject cannot have finished yet.
+  t.notOk(await isSettled(stopping), 'stopProject waits for the run under way')
   open()
   await stopping
   t.equal((await catalog.analytics.results(on.id)).length, 1, 'that run completed before stopProject returned')

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap'
 import { Notifier } from '../../../engine/notify/outbox.ts'
 import type { Delivery, NotificationAdapter } from '../../../engine/notify/port.ts'
 import { waitFor } from '../../helpers/wait.ts'
-import { ManualClock } from '../alerts/manual-clock.ts'
+import { VirtualClock } from '../../../core/clock/virtual-clock.ts'
 import { addAlert, alertSetup, seedProject } from '../alerts/setup.ts'
 
 async function twoCompanies(t: Test, bounds: { maxEntries?: number; maxPerCompany?: number }) {
@@ -21,7 +21,7 @@ async function twoCompanies(t: Test, bounds: { maxEntries?: number; maxPerCompan
     deliver: async (d) => { if (d.alertId === alertB.id || !aUp) throw new Error('receiver down'); arrived.push(d) },
   }
   const warnings: { obj: any; msg: string }[] = []
-  const clock = new ManualClock()
+  const clock = new VirtualClock()
   const n = new Notifier({
     store: s.catalog.alerts, adapters: { webhook: adapter }, clock, companyOf,
     targetOf: async (id) => ({ webhook: { url: `http://receiver-${id}.example/hook`, secret: 'x'.repeat(16) } }),
@@ -36,7 +36,7 @@ async function twoCompanies(t: Test, bounds: { maxEntries?: number; maxPerCompan
   const bringAUp = async () => {
     aUp = true
     // Each lane is on hold after its failed first attempt: pass the back-off, then every retry is due.
-    for (let i = 0; i < 20 && arrived.length === 0; i++) { clock.advance(1000); await new Promise((r) => setImmediate(r)) }
+    for (let i = 0; i < 20 && arrived.length === 0; i++) { clock.advance(1000 * 1000); await new Promise((r) => setImmediate(r)) }
   }
   return { s, n, alertA, alertB, add, arrived, warnings, bringAUp }
 }

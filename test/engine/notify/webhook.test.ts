@@ -12,7 +12,8 @@ import { Notifier } from '../../../engine/notify/outbox.ts'
 import { WebhookAddressPolicy } from '../../../engine/notify/address-policy.ts'
 import { webhookAdapter } from '../../../engine/notify/webhook.ts'
 import { waitFor } from '../../helpers/wait.ts'
-import { ManualClock } from '../alerts/manual-clock.ts'
+import { VirtualClock } from '../../../core/clock/virtual-clock.ts'
+import { MICROS_PER_MS as MS } from '../../../core/clock/clock.ts'
 import { addAlert, alertSetup, LOOPBACK_RECEIVERS, quietLog, seedProject } from '../alerts/setup.ts'
 
 const SECRET = 'receiver-shared-secret'
@@ -70,7 +71,7 @@ t.test('a receiver down for an hour gets everything, in order, once it is back',
   const r = await receiver(t)
   const url = r.url()
   await r.down()
-  const clock = new ManualClock()
+  const clock = new VirtualClock()
   const s = await alertSetup(t, { clock })
   const { projectId, series } = await seedProject(s.catalog)
   const a = await addAlert(s.catalog, projectId, series, 'threshold', { thresholds: parseThresholds({ warn: { upper: 10 } }) }, { webhook: { url, secret: SECRET } })
@@ -82,14 +83,14 @@ t.test('a receiver down for an hour gets everything, in order, once it is back',
   // An hour of simulated back-off: probes at 1, 2, 4, 8, 16, then every 30 s.
   for (let elapsed = 0; elapsed < 3_600_000; elapsed += 30_000) {
     const before = m().failed_attempts
-    clock.advance(30_000)
+    clock.advance(30_000 * MS)
     await waitFor(() => m().failed_attempts > before, { what: 'a probe of the down receiver' })
   }
   t.ok(m().failed_attempts <= 6 + 120, `after the first six, one probe per back-off while down (${m().failed_attempts} attempts in an hour)`)
   t.equal(await s.catalog.alerts.outboxCount(), 6, 'all six notifications are still in the outbox')
   t.same(r.got, [])
   await r.up()
-  clock.advance(30_000)
+  clock.advance(30_000 * MS)
   await waitFor(() => r.got.length === 6, { what: 'six deliveries after the receiver came back' })
   t.same(r.got.map((g) => `${g.body.event.kind} ${g.body.event.id}`), ['raise 1', 'reset 2', 'raise 3', 'reset 4', 'raise 5', 'reset 6'], 'in order')
   t.ok(r.got.every((g) => g.valid))
@@ -110,7 +111,7 @@ t.test('the bound: the oldest are dropped, counted and logged; the log adapter; 
   const infos: any[] = []
   const log = { info: (obj: object) => { infos.push(obj) }, warn: (obj: object, msg: string) => { warnings.push({ obj, msg }) } }
   const target = { webhook: { url, secret: SECRET }, log: true }
-  const clock = new ManualClock()
+  const clock = new VirtualClock()
   const notifier = new Notifier({ store: s.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: LOOPBACK_RECEIVERS }), log: logAdapter(log) }, targetOf: async () => target, clock, log, maxEntries: 3 })
   const payload = (n: number) => JSON.stringify({ type: 'alert.raise', n })
   const entries = await s.catalog.alerts.outboxAdd([1, 2, 3, 4, 5].map((n) => ({ alert_id: a.id, channel: 'webhook', payload: payload(n) })))
@@ -139,7 +140,7 @@ t.test('the bound: the oldest are dropped, counted and logged; the log adapter; 
 t.test('notifications of a deleted alert are not deliverable: counted and logged, not retried', async (t) => {
   const s = await alertSetup(t)
   const warnings: string[] = []
-  const n = new Notifier({ store: s.catalog.alerts, adapters: {}, targetOf: async () => undefined, clock: new ManualClock(), log: { ...quietLog, warn: (_o, m) => { warnings.push(m) } } })
+  const n = new Notifier({ store: s.catalog.alerts, adapters: {}, targetOf: async () => undefined, clock: new VirtualClock(), log: { ...quietLog, warn: (_o, m) => { warnings.push(m) } } })
   await n.enqueue([{ id: 1, alertId: 99, channel: 'webhook', payload: '{}' }])
   t.match(n.metrics(), { undeliverable: 1, pending: 0 })
   t.match(warnings, [/not deliverable/])

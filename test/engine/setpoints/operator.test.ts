@@ -1,7 +1,7 @@
-// The operator's switch for setpoints (api/cli.ts `project setpoints`): off for new projects,
+// The operator's switch for setpoints (server/cli.ts `project setpoints`): off for new projects,
 // the most urgent allowed priority 8 by default, unlockable down to 1.
 import t from 'tap'
-import { runCli } from '../../../api/cli.ts'
+import { runCli } from '../../../server/cli.ts'
 import { adminEndpoints } from '../../../api/registry.ts'
 import { Catalog } from '../../../catalog/index.ts'
 

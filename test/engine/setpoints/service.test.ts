@@ -8,10 +8,12 @@ import { SETPOINT_LIFECYCLE, INITIALIZED, REQUESTED, WRITTEN, FAILED } from '../
 import { SetpointService, type SetpointWrite } from '../../../engine/setpoints/service.ts'
 import { readSetpointAck } from '../../../protocol/setpoint-messages.ts'
 import { waitFor } from '../../helpers/wait.ts'
+import type { Clock } from '../../../core/clock/clock.ts'
+import { VirtualClock } from '../../../core/clock/virtual-clock.ts'
 
 const NULLS = new Array(16).fill(null)
 
-async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number; now?: () => number } = {}) {
+async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number; clock?: Clock } = {}) {
   const catalog = Catalog.open(':memory:', adminEndpoints)
   t.teardown(() => catalog.close())
   const { company } = await catalog.createCompanyWithAdmin('Acme', { email: 'a@acme.test', password: 'password-1' })
@@ -19,7 +21,7 @@ async function setup(t: Test, opts: { fail?: boolean; timeoutMs?: number; now?: 
   const p2 = (await catalog.projects.create(company.id, { name: 'two' }, null)).project
   const sent: SetpointWrite[] = []
   const service = new SetpointService({
-    setpoints: catalog.setpoints, timeoutMs: opts.timeoutMs ?? 60_000, now: opts.now,
+    setpoints: catalog.setpoints, timeoutMs: opts.timeoutMs ?? 60_000, clock: opts.clock,
     publish: async (_pid, m) => { if (opts.fail) throw new Error('broker closed'); sent.push(m); return 'CONTROLS/g/h' },
   })
   t.teardown(() => service.stopAll())
@@ -80,15 +82,20 @@ t.test('a publish failure fails the operation; unacknowledged operations have no
 })
 
 t.test('the deadline counts from the first log entry: a time-out is never logged before the window has passed', async (t) => {
-  // A clock that moves on at every read: the creation and its log entry are one instant.
-  let clock = Date.now()
-  const s = await setup(t, { timeoutMs: 50, now: () => clock++ })
+  // On the virtual clock: the creation and its log entry are one instant, the time-out runs
+  // when the window has passed and not a microsecond before, and its entry says so.
+  const clock = new VirtualClock(Date.now() * 1000)
+  const s = await setup(t, { timeoutMs: 50, clock })
   const op = await s.req()
   t.equal(Date.parse(op.log[0].time), op.created_at, 'the first entry is the creation time')
   t.equal(op.deadline, op.created_at + 50)
+  clock.advance(50_000 - 1)
+  t.equal(clock.pending, 1, 'not yet due')
+  t.equal((await s.catalog.setpoints.find(op.reference))!.status, 'requested')
+  clock.advance(1)
   await waitFor(async () => (await s.catalog.setpoints.find(op.reference))!.status === 'failed', { what: 'the time-out' })
   const log = (await s.catalog.setpoints.find(op.reference))!.log
-  t.ok(Date.parse(log.at(-1)!.time) - Date.parse(log[0].time) >= 50, 'logged no earlier than the window after the first entry')
+  t.equal(Date.parse(log.at(-1)!.time) - Date.parse(log[0].time), 50, 'logged when the window after the first entry has passed')
 })
 
 t.test('resume: requested operations keep their deadline, initialized ones end; stopProject ends pending ones', async (t) => {
@@ -97,13 +104,15 @@ t.test('resume: requested operations keep their deadline, initialized ones end; 
   s.service.stopAll() // as if the process stopped
   await s.catalog.setpoints.create({ ...waiting, reference: 'never-sent', status: 'initialized', deadline: null, log: [] })
   // Restarted with another time-out: the waiting one keeps its deadline and its window.
-  const fresh = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 60_000, publish: async () => 'x' })
+  const clock = new VirtualClock(Date.now() * 1000)
+  const fresh = new SetpointService({ setpoints: s.catalog.setpoints, timeoutMs: 60_000, publish: async () => 'x', clock })
   t.teardown(() => fresh.stopAll())
   t.same(await fresh.resume(), { waiting: 1, ended: 1 })
   t.equal((await s.catalog.setpoints.get('never-sent')).status, 'failed')
-  await new Promise((r) => setTimeout(r, 450)) // the 300 ms deadline passes
-  const timedOut = await s.catalog.setpoints.get(waiting.reference)
-  t.equal(timedOut.status, 'failed')
+  t.equal(clock.pending, 1, 'the resumed deadline is armed')
+  t.equal((await s.catalog.setpoints.get(waiting.reference)).status, 'requested')
+  clock.advance(300_000) // the 300 ms deadline passes (on the virtual clock)
+  const timedOut = await waitFor(async () => { const op = await s.catalog.setpoints.get(waiting.reference); return op.status === 'failed' ? op : undefined }, { what: 'the resumed time-out' })
   t.equal(timedOut.log.at(-1)!.msg, 'No answer from the edge device within 0.3 s: the edge device is unreachable', 'the window it was sent with, not the restarted one')
 
   const p = await setup(t)

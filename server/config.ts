@@ -7,7 +7,7 @@ import type { BlobConfig } from '../engine/blobs/index.ts'
 import { readBlobsConfig } from './blobs-config.ts'
 import type { UploadLimits } from '../engine/blobs/upload-gate.ts'
 import { readUploadLimits } from './uploads-config.ts'
-import { readAlertLimits } from './alerts-config.ts'
+import { readAlertLimits, type AlertLimits } from './alerts-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -80,7 +80,7 @@ export interface Config {
   /** Bounds of running document uploads (server/uploads-config.ts). */
   uploads: UploadLimits
   /** Bounds of alerts and their notifications (server/alerts-config.ts). */
-  alertLimits: { outboxPerCompany: number }
+  alertLimits: AlertLimits
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */

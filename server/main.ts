@@ -250,7 +250,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
       documents,
       alertRunner: alerts,
-      webhookPolicy,
+      webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
       setpoints,
     })
     try {

@@ -56,7 +56,7 @@ export class Documents {
    * body that cannot fit be refused before its first byte is read.
    */
   async upload(space: Space, mode: 'create' | 'replace', path: string, body: Readable, declaredBytes?: number): Promise<Uploaded> {
-    const ticket = this.gate.admit(space)
+    const ticket = this.gate.admit(space, this.files.key(space))
     try {
       return await this.admitted(ticket, space, mode, path, body, declaredBytes)
     } finally {
@@ -115,7 +115,7 @@ export class Documents {
       await this.blobs.delete(objectKey).catch((e) => this.o.log?.warn({ err: e, objectKey }, 'documents: refused upload left an object'))
       throw err
     }
-    this.gate.committed(space, file.size_bytes - (existing?.size_bytes ?? 0))
+    this.gate.committed(this.files.key(space), file.size_bytes - (existing?.size_bytes ?? 0))
     if (replacedKey) await this.blobs.delete(replacedKey).catch((e) => this.o.log?.warn({ err: e, replacedKey }, 'documents: replaced object not deleted'))
     return { path, size_bytes: file.size_bytes, sha256: file.sha256 }
   }

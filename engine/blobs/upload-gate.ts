@@ -16,7 +16,6 @@
 //   `tempBytes` (503 with Retry-After beyond: retrying helps once others finish).
 // Every reservation is released when its upload ends, however it ends.
 import type { Space } from '../../catalog/files.ts'
-import { spaceKey } from '../../catalog/files.ts'
 import { OverloadedError, TooManyRequestsError } from '../../core/errors.ts'
 
 export interface UploadLimits {
@@ -79,8 +78,8 @@ export class UploadGate {
 
   constructor (readonly limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {}
 
-  /** Admits an upload into `space` or refuses it before anything is read. */
-  admit(space: Space): UploadTicket {
+  /** Admits an upload into `space` (whose key is `key`, FilesPort.key) or refuses it before anything is read. */
+  admit(space: Space, key: string): UploadTicket {
     const now = this.companies.get(space.companyId) ?? 0
     if (now >= this.limits.perCompany) {
       throw new TooManyRequestsError(`Too many uploads: company ${space.companyId} already has ${now} uploads running, at most ${this.limits.perCompany} at once (LINTEL_UPLOADS_PER_COMPANY); retry when one has finished`, RETRY_AFTER_MS)
@@ -90,14 +89,14 @@ export class UploadGate {
     }
     this.companies.set(space.companyId, now + 1)
     this.running++
-    const state = this.spaceState(spaceKey(space))
+    const state = this.spaceState(key)
     state.tickets++
-    return new UploadTicket(this, space.companyId, spaceKey(space), state.committed)
+    return new UploadTicket(this, space.companyId, key, state.committed)
   }
 
-  /** Records a commit through this node: `delta` bytes more in the space (negative when a replace shrank it). */
-  committed(space: Space, delta: number): void {
-    const s = this.spaces.get(spaceKey(space))
+  /** Records a commit through this node: `delta` bytes more in the space `key` (negative when a replace shrank it). */
+  committed(key: string, delta: number): void {
+    const s = this.spaces.get(key)
     if (s) s.committed += delta // no upload running there: nobody compares against it
   }
 

@@ -17,7 +17,7 @@ t.test('defaults', async (t) => {
       preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     blobs: { kind: 'fs', dir: 'data/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
     uploads: { perCompany: 4, perNode: 8, tempBytes: 8 * 1024 ** 3, minBytesPerSecond: 16 * 1024, rateWindowMs: 30_000 },
-    alertLimits: { outboxPerCompany: 10_000 },
+    alertLimits: { outboxPerCompany: 10_000, perDatapoint: 100 },
   })
 })
 

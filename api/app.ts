@@ -69,6 +69,8 @@ export interface AppDeps {
   alertRunner?: AlertRunner
   /** Which webhook addresses alerts may name (default: no internal address). */
   webhookPolicy?: WebhookAddressPolicy
+  /** Alerts one datapoint may have (LINTEL_ALERTS_PER_DATAPOINT; default 100). */
+  maxAlertsPerDatapoint?: number
   /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
   setpoints?: SetpointService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
@@ -166,7 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
-  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} }, webhookPolicy: deps.webhookPolicy ?? new WebhookAddressPolicy() })
+  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} }, webhookPolicy: deps.webhookPolicy ?? new WebhookAddressPolicy(), maxAlertsPerDatapoint: deps.maxAlertsPerDatapoint })
   await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   const library = deps.library ?? loadComponentLibrary()
   await app.register(componentRoutes, { ...ctx, library })

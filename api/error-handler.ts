@@ -4,7 +4,7 @@
 // handler gives the errors of Fastify and its plugins. The envelope itself stays as spec 1
 // draws it ({success, error, operation}).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ERROR_CATALOGUE, LintelError, TooManyRequestsError, type ErrorCode } from '../core/errors.ts'
+import { ERROR_CATALOGUE, LintelError, OverloadedError, TooManyRequestsError, type ErrorCode } from '../core/errors.ts'
 import { operationOf, type Operation } from './envelope.ts'
 
 export const ERROR_CODE_HEADER = 'lintel-error-code'
@@ -19,7 +19,7 @@ declare module 'fastify' {
 /** The code of a status when Fastify gives no more than the status. */
 const BY_STATUS: Readonly<Record<number, ErrorCode>> = {
   400: 'INVALID_INPUT', 401: 'UNAUTHENTICATED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 409: 'CONFLICT',
-  413: 'TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'TOO_MANY_REQUESTS', 503: 'OVERLOADED',
+  408: 'REQUEST_TIMEOUT', 413: 'TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'TOO_MANY_REQUESTS', 503: 'OVERLOADED', 507: 'INSUFFICIENT_STORAGE',
 }
 
 function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: string, code: ErrorCode | undefined) {
@@ -41,7 +41,7 @@ export function frameworkError(err: FastifyError, req: FastifyRequest, reply: Fa
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof TooManyRequestsError) reply.header('retry-after', String(err.retryAfterSeconds))
+    if ((err instanceof TooManyRequestsError || err instanceof OverloadedError) && err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds))
     if (err instanceof LintelError) return fail(req, reply, err.status, err.message, err.code)
     if (err.validation) return fail(req, reply, 400, `Invalid input: ${err.message}`, 'VALIDATION_FAILED')
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(req, reply, 413, 'Request body is too large', 'BODY_TOO_LARGE')

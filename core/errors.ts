@@ -30,6 +30,8 @@ export const ERROR_CATALOGUE = {
   CONFLICT: { status: 409, condition: 'A unique name is taken (email, MQTT username, role name, active virtual datapoint, ...), or another conflict the text names' },
   TRANSITION_REFUSED: { status: 409, condition: "The resource's state does not allow the change (its lifecycle table)" },
   REPLAY_BUSY: { status: 409, condition: 'A replay of the virtual datapoint is under way' },
+  // 408
+  REQUEST_TIMEOUT: { status: 408, condition: 'The request body arrived slower than the minimum rate; nothing of it was stored' },
   // 413
   TOO_LARGE: { status: 413, condition: 'Over a quota or a size limit' },
   BODY_TOO_LARGE: { status: 413, condition: 'The request body is larger than the route accepts' },
@@ -37,12 +39,14 @@ export const ERROR_CATALOGUE = {
   // 415
   UNSUPPORTED_MEDIA_TYPE: { status: 415, condition: 'The body is not of a content type the route accepts (JSON, or multipart for uploads)' },
   // 429
-  TOO_MANY_REQUESTS: { status: 429, condition: 'Too many failed logins from this address or for this account (answered with Retry-After)' },
+  TOO_MANY_REQUESTS: { status: 429, condition: 'Too many failed logins from this address or for this account, too many uploads of the company at once, or too many "already exists" answers to the company (answered with Retry-After)' },
   // 500
   INTERNAL: { status: 500, condition: 'An unexpected error; the server logs it' },
   // 503
   OVERLOADED: { status: 503, condition: 'A bounded queue is full, or the store is busy or unreachable; retry later' },
   LOG_UNAVAILABLE: { status: 503, condition: 'The observation log (Kafka in scaled mode) is unreachable; retry later' },
+  // 507
+  INSUFFICIENT_STORAGE: { status: 507, condition: 'The storage is full (disk or quota of the file system); nothing of the request was stored' },
 } as const satisfies Record<string, { status: number; condition: string }>
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE
@@ -51,6 +55,8 @@ export type CodeOf<S extends number> = { [K in ErrorCode]: (typeof ERROR_CATALOG
 
 /** A code, or (for the code of any other condition) the options of Error, e.g. `{ cause }`. */
 type CodeOrOptions<C extends ErrorCode> = C | ErrorOptions | undefined
+/** Options of a refusal the client may retry: `retryAfterMs` becomes `Retry-After`. */
+type RetryOptions = ErrorOptions & { retryAfterMs?: number }
 
 export class LintelError extends Error {
   readonly code: ErrorCode
@@ -108,16 +114,32 @@ export class TooManyRequestsError extends LintelError {
 
 /** 415: the body's media type or content coding is not one the endpoint reads (e.g. Content-Encoding: gzip). */
 export class UnsupportedMediaTypeError extends LintelError {
-  override readonly code = 'UNSUPPORTED_MEDIA_TYPE'
-  override readonly status = 415
+  constructor (message: string, code?: CodeOrOptions<CodeOf<415>>, options?: ErrorOptions) { super(message, code, options, 'UNSUPPORTED_MEDIA_TYPE') }
 }
 
-/** 503: overloaded (a bounded queue is full); the client should retry later. */
+/** 503: overloaded (a bounded queue is full); the client should retry later (`Retry-After` when known). */
 export class OverloadedError extends LintelError {
-  constructor (message: string, code?: CodeOrOptions<CodeOf<503>>, options?: ErrorOptions) { super(message, code, options, 'OVERLOADED') }
+  /** Whole seconds the client should wait before trying again (`Retry-After`), when known. */
+  readonly retryAfterSeconds: number | undefined
+  constructor (message: string, code?: CodeOf<503> | RetryOptions, options?: RetryOptions) {
+    super(message, code, options, 'OVERLOADED')
+    const ms = (typeof code === 'object' ? code : options)?.retryAfterMs
+    this.retryAfterSeconds = ms === undefined ? undefined : Math.max(1, Math.ceil(ms / 1000))
+  }
+}
+
+/** 408: the request body arrived too slowly (issue 29: a slow body cannot hold a server's resources). */
+export class RequestTimeoutError extends LintelError {
+  constructor (message: string, code?: CodeOrOptions<CodeOf<408>>, options?: ErrorOptions) { super(message, code, options, 'REQUEST_TIMEOUT') }
+}
+
+/** 507: the storage is full; nothing of the request was stored. */
+export class InsufficientStorageError extends LintelError {
+  constructor (message: string, code?: CodeOrOptions<CodeOf<507>>, options?: ErrorOptions) { super(message, code, options, 'INSUFFICIENT_STORAGE') }
 }
 
 export const errorClasses = [
   InvalidInputError, AuthenticationError, ForbiddenError, NotFoundError,
   ConflictError, TooLargeError, TooManyRequestsError, OverloadedError, UnsupportedMediaTypeError,
+  RequestTimeoutError, InsufficientStorageError,
 ] as const

@@ -8,6 +8,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { openCatalog } from '../catalog/index.ts'
+import { spaceKey } from '../catalog/files.ts'
+import { dropSpaces } from '../engine/blobs/drop-spaces.ts'
 import { CURRENCY_USAGE, runCurrency } from './cli-currency.ts'
 import { LintelError } from '../core/errors.ts'
 import { DEFAULT_MAX_DATAPOINTS } from '../catalog/datapoints.ts'
@@ -125,6 +127,13 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         if (!values.yes) throw new UsageError('deleting a company removes all of its data: add --yes to confirm')
         const { company, projectIds } = await catalog.companies.delete(intOf('id'))
         out(`deleted company ${company.id} '${company.name}' with ${projectIds.length} project(s)\n`)
+        // Its documents go now, so their links stop at once (the server's sweep is the fallback).
+        if (config.blobs) {
+          const spaces = [spaceKey({ kind: 'company', companyId: company.id }), ...projectIds.map((projectId) => spaceKey({ kind: 'project', companyId: company.id, projectId }))]
+          await dropSpaces(config.blobs, spaces).then(
+            () => out(`removed its documents (${spaces.length} file space(s))\n`),
+            (err: Error) => out(`its documents were not removed now (${err.message}); the server's sweep removes them\n`))
+        }
         return 0
       }
       case 'admin create': {

@@ -5,6 +5,9 @@ import { parseWebhookAllow } from '../engine/notify/address-policy.ts'
 import { readFileSync } from 'node:fs'
 import type { BlobConfig } from '../engine/blobs/index.ts'
 import { readBlobsConfig } from './blobs-config.ts'
+import type { UploadLimits } from '../engine/blobs/upload-gate.ts'
+import { readUploadLimits } from './uploads-config.ts'
+import { readAlertLimits, type AlertLimits } from './alerts-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -74,6 +77,10 @@ export interface Config {
   }
   /** Document storage (server/blobs-config.ts); undefined: documents are not served. */
   blobs?: BlobConfig
+  /** Bounds of running document uploads (server/uploads-config.ts). */
+  uploads: UploadLimits
+  /** Bounds of alerts and their notifications (server/alerts-config.ts). */
+  alertLimits: AlertLimits
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
@@ -117,6 +124,8 @@ export function loadConfig(env: Source = process.env): Config {
     vdpDefaultEnabled: true,
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],
+    uploads: readUploadLimits(int),
+    alertLimits: readAlertLimits(int),
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024, preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }

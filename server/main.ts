@@ -166,7 +166,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy })
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy, maxOutboxPerCompany: config.alertLimits.outboxPerCompany })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
@@ -230,7 +230,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   let documents: Documents | undefined
   if (roles.has('api') && config.blobs) {
     blobs = await openBlobStore(config.blobs)
-    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }) })
+    documents = new Documents(catalog.files, blobs, { log: logger.child({ component: 'documents' }), uploads: config.uploads })
     // Objects of spaces whose project or company was deleted (the operator's CLI deletes
     // companies without the storage): removed at start and every 10 minutes.
     closers.push(documents.sweepEvery(10 * 60_000))
@@ -249,7 +249,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
       vdpRunner: vdpRuntime ?? catalogOnlyRunner,
       documents,
       alertRunner: alerts,
-      webhookPolicy,
+      webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
       setpoints,
     })
     try {

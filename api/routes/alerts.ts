@@ -14,7 +14,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { AlertKind, AlertRecord } from '../../catalog/alerts.ts'
-import { ConflictError, InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.ts'
 import { LEVELS, parseNotification, parseThresholds, parseThroughput } from '../../engine/alerts/config.ts'
 import { ALERT_LIFECYCLE } from '../../engine/alerts/lifecycle.ts'
 import { rfc3339 } from '../../engine/notify/payload.ts'
@@ -81,7 +81,10 @@ const ProjectQuery = Type.Object({ project_id: Id }, { additionalProperties: fal
 const AlertParams = Type.Object({ alert_id: Id })
 const SORTS = ['id', 'name', 'created_at', 'dataPointID', 'level'] as const
 
-export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner; webhookPolicy: WebhookAddressPolicy }> = async (base, ctx) => {
+/** Alerts one datapoint may have (issue 29: no limit let one datapoint fan out into thousands of alerts). */
+export const DEFAULT_ALERTS_PER_DATAPOINT = 100
+
+export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner; webhookPolicy: WebhookAddressPolicy; maxAlertsPerDatapoint?: number }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const alerts = catalog.alerts
@@ -116,6 +119,10 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     const refused = notification.webhook && literalRefusal(notification.webhook.url, ctx.webhookPolicy)
     if (refused) throw new InvalidInputError(`notification.webhook.url: ${refused}`)
     const ids = await catalog.datapoints.ensure(pid, [body.dataPointID])
+    const max = ctx.maxAlertsPerDatapoint ?? DEFAULT_ALERTS_PER_DATAPOINT
+    const series = ids.get(body.dataPointID)!
+    const existing = (await alerts.listByProject(pid)).filter((x) => x.datapoint === series).length
+    if (existing >= max) throw new TooLargeError(`Too many alerts: datapoint '${body.dataPointID}' already has ${existing} alerts, at most ${max} (LINTEL_ALERTS_PER_DATAPOINT); delete one first`)
     const a = await alerts.create(pid, {
       datapoint: ids.get(body.dataPointID)!, kind, name: body.name, description: body.description ?? '',
       status_code: body.enabled === false ? 300 : ALERT_LIFECYCLE.initial, config, notification, attributes: body.attributes ?? {},

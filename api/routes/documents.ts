@@ -58,7 +58,10 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
       // uploaded file's own name is taken as the whole path.
       const last = folder.split('/').pop()
       const path = mode === 'replace' && last === part.filename ? normalizePath(folder) : uploadPath(folder, part.filename)
-      const done = await documents.upload(spaceOf(req), mode, path, part.file)
+      // A client gone mid-body: the part would otherwise just stop, holding its reservation.
+      req.raw.once('close', () => { if (!req.raw.complete) part.file.destroy(new Error('the client closed the connection during the upload')) })
+      const declared = Number(req.headers['content-length'])
+      const done = await documents.upload(spaceOf(req), mode, path, part.file, Number.isSafeInteger(declared) ? declared : undefined)
       return reply.code(201).send({ success: true, operation: mode === 'create' ? 'create' : 'update', resource: done })
     } catch (err) {
       if (!req.raw.complete) reply.header('connection', 'close')
@@ -99,7 +102,8 @@ export const documentRoutes: FastifyPluginAsync<DocumentRouteOptions> = async (b
     handler: async (req) => {
       const page = req.query.page ?? 1
       const perPage = req.query.per_page ?? DEFAULT_PER_PAGE
-      const { items, total } = await documents.files.list(spaceOf(req), { page, perPage, search: req.query.search })
+      // Paths are stored in NFC (doc-path.ts): a search typed in NFD finds them too.
+      const { items, total } = await documents.files.list(spaceOf(req), { page, perPage, search: req.query.search?.normalize('NFC') })
       return {
         items: items.map((f) => ({ path: f.path, size_bytes: f.size_bytes, last_modified: new Date(f.last_modified).toISOString(), sha256: f.sha256 })),
         meta: { current_page: page, items_per_page: perPage, total_items: total, total_pages: Math.ceil(total / perPage) },

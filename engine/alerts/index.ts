@@ -19,6 +19,8 @@ export interface AlertsOptions {
   clock?: Clock
   /** Bound of the outbox (undelivered notifications); default 100,000. */
   maxOutbox?: number
+  /** Bound of one company's undelivered notifications (LINTEL_ALERT_OUTBOX_PER_COMPANY); default 10,000. */
+  maxOutboxPerCompany?: number
   baseBackoffMs?: number
   maxBackoffMs?: number
   /** Which addresses webhooks may reach (default: no internal address). */
@@ -33,6 +35,11 @@ export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<
   const notifier = new Notifier({
     store: o.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: o.webhookPolicy }), log: logAdapter(o.log) }, clock, log: o.log,
     targetOf: (id) => runtime!.targetOf(id), maxEntries: o.maxOutbox, baseBackoffMs: o.baseBackoffMs, maxBackoffMs: o.maxBackoffMs,
+    maxPerCompany: o.maxOutboxPerCompany,
+    companyOf: async (id) => {
+      const alert = await o.catalog.alerts.find(id)
+      return alert && (await o.catalog.projects.get(alert.project_id)).company_id
+    },
   })
   runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock, owns: o.owns })
   return Object.assign(runtime, {

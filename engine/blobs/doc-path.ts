@@ -6,14 +6,28 @@ import { InvalidInputError } from '../../core/errors.ts'
 import { controlCharacterIn, quoteIdentifier } from '../../core/identifier.ts'
 
 const MAX_PATH = 1024
+/** Bidirectional controls (ALM, LRM, RLM, embeddings, overrides, isolates): they make a name
+ *  display as another one (`invoice\u202Efdp.exe` shows as `invoiceexe.pdf`). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 
-function segments(text: string, what: string): string[] {
+/** `text` JSON-quoted for a message, bidi controls escaped too so the message reads as sent. */
+const quoted = (text: string) => quoteIdentifier(text).replace(new RegExp(BIDI.source, 'g'), (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
+// Look-alike names (issue 29): a path is taken in Unicode NFC, so `Café` typed as `e` + U+0301
+// (NFD, as macOS file names come) and as U+00E9 name the same file instead of two that look
+// alike; bidi controls are refused with a 400 naming them.
+function segments(raw: string, what: string): string[] {
+  const bidi = BIDI.exec(raw)?.[0]
+  if (bidi !== undefined) {
+    throw new InvalidInputError(`Invalid ${what} ${quoted(raw)}: it contains the bidirectional control U+${bidi.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}, which makes a name display as another; remove it`)
+  }
+  const text = raw.normalize('NFC')
   const parts = text.split('/').filter((s) => s !== '')
   for (const s of parts) {
     // Control characters by the identifier rule (C0, DEL and C1; issue 9 item 9); the path is
     // quoted as JSON in the message, so none of them is echoed.
     if (s === '.' || s === '..' || s.includes('\\') || controlCharacterIn(s) || s.length > 255) {
-      throw new InvalidInputError(`Invalid ${what} ${quoteIdentifier(text)}: segments must not be '.' or '..', nor contain backslashes or control characters, and have at most 255 characters`)
+      throw new InvalidInputError(`Invalid ${what} ${quoted(raw)}: segments must not be '.' or '..', nor contain backslashes or control characters, and have at most 255 characters`)
     }
   }
   return parts
@@ -35,7 +49,7 @@ export function normalizePath(path: string): string {
 /** The path of an uploaded file: its folder and the file name the form part carries. */
 export function uploadPath(folder: string, filename: string | undefined): string {
   const name = (filename ?? '').trim()
-  if (name === '' || name.includes('/')) throw new InvalidInputError(`The uploaded file needs a plain file name (form field file, filename="..."), got '${filename ?? ''}'`)
+  if (name === '' || name.includes('/')) throw new InvalidInputError(`The uploaded file needs a plain file name (form field file, filename="..."), got ${quoted(filename ?? '')}`)
   return normalizePath(folder === '' ? name : `${folder}/${name}`)
 }
 

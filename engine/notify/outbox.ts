@@ -8,9 +8,12 @@
 //   with exponential back-off (base·2^failures, capped); while on hold only one probe is sent
 //   when the back-off ends, and a success resumes full speed. So an endpoint down for an hour
 //   is asked about every `maxBackoffMs`, and everything queued for it goes out once it is back.
-// - The bound (habit 6): at most `maxEntries` undelivered notifications. Beyond it the
-//   OLDEST are dropped from the outbox, counted in `metrics().dropped` and logged with their
-//   number and ids: nothing is dropped silently.
+// - The bounds (habit 6), per company first (issue 29: one company's flood must not drop
+//   another company's notifications): at most `maxPerCompany` undelivered notifications of one
+//   company, beyond which the OLDEST OF THAT COMPANY are dropped; and at most `maxEntries` in
+//   all, beyond which the oldest of the company holding the most are dropped. Every drop is
+//   counted in `metrics().dropped` and logged with the company, the number and the ids:
+//   nothing is dropped silently.
 // - At most `maxInFlight` requests per lane at once; the rest wait in memory in order.
 import { afterMs, nowMs, type Clock } from '../../core/clock/clock.ts'
 import type { Delivery, NotificationAdapter, NotifyLog, NotifyTarget } from './port.ts'
@@ -19,7 +22,6 @@ export interface OutboxStore {
   outboxPending(limit: number, after?: number): Promise<{ id: number; alert_id: number; channel: string; payload: string }[]>
   outboxCount(): Promise<number>
   outboxDelete(ids: readonly number[]): Promise<void>
-  outboxDropOldest(n: number): Promise<{ id: number }[]>
 }
 
 export interface NotifierOptions {
@@ -27,9 +29,14 @@ export interface NotifierOptions {
   adapters: Record<string, NotificationAdapter>
   /** The alert's current notification target; undefined when the alert is gone. */
   targetOf: (alertId: number) => Promise<NotifyTarget | undefined>
+  /** The company of an alert (its notifications share that company's bound); default: one for all. */
+  companyOf?: (alertId: number) => Promise<number | undefined>
   clock: Clock
   log: NotifyLog
+  /** Undelivered notifications in all (default 100,000). */
   maxEntries?: number
+  /** Undelivered notifications of one company (LINTEL_ALERT_OUTBOX_PER_COMPANY, default 10,000). */
+  maxPerCompany?: number
   maxInFlight?: number
   baseBackoffMs?: number
   maxBackoffMs?: number
@@ -47,12 +54,19 @@ export class Notifier {
   private stopped = false
   private readonly counters = { delivered: 0, failed_attempts: 0, dropped: 0, undeliverable: 0 }
   private readonly maxEntries: number
+  private readonly maxPerCompany: number
+  /** Pending ids per company, oldest first (insertion order: ids arrive increasing). */
+  private readonly byCompany = new Map<number, Set<number>>()
+  private readonly companyOfId = new Map<number, number>()
+  /** Company of each alert seen (an alert never moves between companies). */
+  private readonly alertCompany = new Map<number, number>()
   private readonly maxInFlight: number
   private readonly base: number
   private readonly cap: number
 
   constructor (private readonly o: NotifierOptions) {
     this.maxEntries = o.maxEntries ?? 100_000
+    this.maxPerCompany = o.maxPerCompany ?? 10_000
     this.maxInFlight = o.maxInFlight ?? 16
     this.base = o.baseBackoffMs ?? 1000
     this.cap = o.maxBackoffMs ?? 30_000
@@ -71,6 +85,7 @@ export class Notifier {
 
   /** Notifications already durable in the outbox: send them (without waiting for delivery). */
   async enqueue(list: readonly Delivery[]): Promise<void> {
+    const touched = new Set<number>()
     for (const d of list) {
       const target = await this.o.targetOf(d.alertId)
       if (!target) { // the alert was deleted: nothing can deliver it any more
@@ -82,11 +97,45 @@ export class Notifier {
       const key = d.channel === 'webhook' ? `webhook ${target.webhook?.url}` : d.channel
       let lane = this.lanes.get(key)
       if (!lane) this.lanes.set(key, lane = { key, queue: [], inFlight: 0, failures: 0, holdUntil: 0 })
+      const company = await this.company(d.alertId)
+      let ids = this.byCompany.get(company)
+      if (!ids) this.byCompany.set(company, ids = new Set())
+      ids.add(d.id)
+      this.companyOfId.set(d.id, company)
+      touched.add(company)
       lane.queue.push(d)
       this.pending++
       this.pump(lane)
     }
-    if (this.pending > this.maxEntries) await this.dropOldest(this.pending - this.maxEntries)
+    for (const c of touched) {
+      const over = (this.byCompany.get(c)?.size ?? 0) - this.maxPerCompany
+      if (over > 0) await this.dropOldest(c, over, this.maxPerCompany, 'per company')
+    }
+    while (this.pending > this.maxEntries) {
+      let largest = 0
+      let size = 0
+      for (const [c, ids] of this.byCompany) if (ids.size > size) { largest = c; size = ids.size }
+      if (size === 0 || await this.dropOldest(largest, this.pending - this.maxEntries, this.maxEntries, 'in all') === 0) break
+    }
+  }
+
+  private async company(alertId: number): Promise<number> {
+    let c = this.alertCompany.get(alertId)
+    if (c === undefined) {
+      c = (await this.o.companyOf?.(alertId).catch(() => undefined)) ?? 0
+      this.alertCompany.set(alertId, c)
+    }
+    return c
+  }
+
+  /** A delivery left the outbox (delivered, dropped or undeliverable): it no longer counts. */
+  private forget(id: number): void {
+    const c = this.companyOfId.get(id)
+    if (c === undefined) return
+    this.companyOfId.delete(id)
+    const ids = this.byCompany.get(c)
+    ids?.delete(id)
+    if (ids?.size === 0) this.byCompany.delete(c)
   }
 
   metrics() {
@@ -128,12 +177,13 @@ export class Notifier {
         this.pending--
         this.counters.delivered++
         lane.failures = 0
+        this.forget(d.id)
         this.done(d.id)
       } else if (this.doomed.delete(d.id)) { // dropped at the bound while in flight
         this.pending--
         this.counters.failed_attempts++
         this.counters.dropped++
-        this.o.log.warn({ dropped: 1, total_dropped: this.counters.dropped, bound: this.maxEntries, first: d.id, last: d.id }, 'alert outbox full: dropped the oldest undelivered notifications')
+        this.o.log.warn({ dropped: 1, total_dropped: this.counters.dropped, first: d.id, last: d.id }, 'alert outbox full: dropped the oldest undelivered notifications')
       } else {
         this.counters.failed_attempts++
         lane.failures++
@@ -159,22 +209,27 @@ export class Notifier {
     }
   }
 
-  private async dropOldest(n: number): Promise<void> {
-    const dropped = await this.o.store.outboxDropOldest(n)
-    const ids = new Set(dropped.map((d) => d.id))
+  /** Drops the `n` oldest pending notifications of `company`; returns how many were dropped. */
+  private async dropOldest(company: number, n: number, bound: number, which: string): Promise<number> {
+    const ids = [...(this.byCompany.get(company) ?? [])].slice(0, n)
+    if (ids.length === 0) return 0
+    const drop = new Set(ids)
+    for (const id of ids) this.forget(id)
+    await this.o.store.outboxDelete(ids)
     let removed = 0
     for (const lane of this.lanes.values()) {
       const before = lane.queue.length
-      lane.queue = lane.queue.filter((d) => !ids.has(d.id))
+      lane.queue = lane.queue.filter((d) => !drop.has(d.id))
       removed += before - lane.queue.length
     }
     // The rest are in flight: dropped if that attempt fails, delivered if it succeeds.
-    for (const id of ids) this.doomed.add(id)
-    for (const lane of this.lanes.values()) for (const d of lane.queue) this.doomed.delete(d.id)
+    for (const lane of this.lanes.values()) for (const d of lane.queue) drop.delete(d.id)
+    for (const id of drop) this.doomed.add(id)
     this.pending -= removed
     this.counters.dropped += removed
-    this.o.log.warn({ dropped: removed, total_dropped: this.counters.dropped, bound: this.maxEntries, first: dropped[0]?.id, last: dropped[dropped.length - 1]?.id },
+    this.o.log.warn({ company_id: company, dropped: removed, in_flight: ids.length - removed, total_dropped: this.counters.dropped, bound, which, first: ids[0], last: ids[ids.length - 1] },
       'alert outbox full: dropped the oldest undelivered notifications')
+    return ids.length
   }
 
   /** Delivered ids leave the outbox in batches (one transaction per turn). */

@@ -33,7 +33,7 @@ t.test('create, rename, add an admin, delete', async (t) => {
   t.same((await catalog.roles.rolesOfUser(3)).map((r) => r.name), ['admin'])
   await catalog.close()
 
-  t.equal((await run('company', 'delete', '--id', '2', '--yes')).out, "deleted company 2 'Beta' with 0 project(s)\n")
+  t.equal((await run('company', 'delete', '--id', '2', '--yes')).out, "deleted company 2 'Beta' with 0 project(s)\nremoved its documents (1 file space(s))\n")
   t.equal((await run('company', 'list')).out, '1\tAcme Corp\t\n')
   await t.rejects(run('company', 'delete', '--id', '2', '--yes'), { message: 'Company 2 not found' })
   await t.rejects(run('frobnicate'), { message: /unknown command 'frobnicate'/ })

@@ -16,7 +16,20 @@ t.test('defaults', async (t) => {
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024,
       preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     blobs: { kind: 'fs', dir: 'var/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
+    uploads: { perCompany: 4, perNode: 8, tempBytes: 8 * 1024 ** 3, minBytesPerSecond: 16 * 1024, rateWindowMs: 30_000 },
+    alertLimits: { outboxPerCompany: 10_000, perDatapoint: 100 },
   })
+})
+
+t.test('bounds of running uploads (issue 29): settings and their checks', async (t) => {
+  t.same(loadConfig({
+    LINTEL_UPLOADS_PER_COMPANY: '2', LINTEL_UPLOADS_PER_NODE: '3', LINTEL_UPLOAD_TEMP_MB: '100', LINTEL_UPLOAD_MIN_RATE_KB: '0', LINTEL_UPLOAD_RATE_WINDOW_S: '5',
+  }).uploads, { perCompany: 2, perNode: 3, tempBytes: 100 * 1024 ** 2, minBytesPerSecond: 0, rateWindowMs: 5000 })
+  t.throws(() => loadConfig({ LINTEL_UPLOADS_PER_COMPANY: '0' }), { message: /LINTEL_UPLOADS_PER_COMPANY must be an integer from 1 to 10000, got '0'/ })
+  t.throws(() => loadConfig({ LINTEL_UPLOAD_TEMP_MB: 'lots' }), { message: /LINTEL_UPLOAD_TEMP_MB must be an integer from 1 to/ })
+  t.throws(() => loadConfig({ LINTEL_UPLOAD_RATE_WINDOW_S: '0' }), { message: /LINTEL_UPLOAD_RATE_WINDOW_S must be an integer from 1 to 3600/ })
+  t.equal(loadConfig({ LINTEL_ALERT_OUTBOX_PER_COMPANY: '50' }).alertLimits.outboxPerCompany, 50)
+  t.throws(() => loadConfig({ LINTEL_ALERT_OUTBOX_PER_COMPANY: '0' }), { message: /LINTEL_ALERT_OUTBOX_PER_COMPANY must be an integer from 1 to 100000/ })
 })
 
 t.test('every wrong value is named with what was expected', async (t) => {

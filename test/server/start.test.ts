@@ -9,6 +9,7 @@ import { once } from 'node:events'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, connect } from 'node:net'
 import { join } from 'node:path'
+import { waitFor } from '../helpers/wait.ts'
 
 interface Server { out: () => string; stop: () => Promise<void>; port: number; child: ChildProcess }
 
@@ -161,7 +162,7 @@ t.test('npm start is the server: SIGTERM to its pid stops it gracefully, nothing
     }
   }
   const writers = [0, 1, 2, 3].map(writer)
-  while (acked.length < 20) await new Promise((r) => setTimeout(r, 10))
+  await waitFor(() => acked.length >= 20, { timeoutMs: 60_000, what: () => `20 acknowledged writes (${acked.length} so far)` })
   npm.child.kill('SIGTERM')
   const [code] = await once(npm.child, 'exit')
   stopped = true

@@ -32,6 +32,9 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   76: [409], // a replay of another range is under way
   // documents (company 80-85, project 90-95): unknown file, quota, a link the storage refuses
   80: [404], 81: [404], 82: [404], 83: [404], 84: [404], 85: [404],
+  // uploads (issue 29): a body slower than the minimum rate, the node's uploads or temporary
+  // space at their bound (Retry-After), a full disk
+  ...Object.fromEntries([81, 84, 91, 94].map((no) => [no, [404, 408, 503, 507]])),
   // alerts (100-108): unknown alert or datapoint; enable/disable twice; PUT always refuses
   102: [409], 103: [409], 106: [409],
   // mapped components (113-124): a pin or attribute already set (POST)
@@ -43,7 +46,8 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
 /** Headers that come with some failures (error-handler.ts). */
 const HEADERS: Readonly<Record<number, Record<string, unknown>>> = {
   401: { 'www-authenticate': { type: 'string', description: 'Basic realm="lintel", charset="UTF-8"' } },
-  429: { 'retry-after': { type: 'integer', description: 'Seconds until a login may be tried again' } },
+  429: { 'retry-after': { type: 'integer', description: 'Seconds until the request may be tried again' } },
+  503: { 'retry-after': { type: 'integer', description: 'Seconds until a retry may succeed, where known' } },
 }
 /** The catalogue of error codes (core/errors.ts; docs/errors.md): the codes a failure of `status` can name. */
 export function codesOf(status: number): ErrorCode[] {
@@ -63,10 +67,12 @@ const TEXT: Readonly<Record<number, string>> = {
   404: 'Unknown resource, or one the caller may not see (failure envelope)',
   409: 'Conflict: a unique name is taken or the state does not allow this (failure envelope)',
   413: 'Too large: body, upload or quota (failure envelope)',
+  408: 'The request body arrived too slowly (failure envelope)',
   415: 'Unsupported content type (failure envelope)',
-  429: 'Too many failed logins; retry after Retry-After seconds (failure envelope)',
+  429: 'Too many requests (failed logins, uploads at once, "already exists" answers); retry after Retry-After seconds (failure envelope)',
   500: 'Internal error (failure envelope)',
   503: 'Overloaded: the store is busy or unreachable; retry later (failure envelope)',
+  507: 'The storage is full; nothing was stored (failure envelope)',
 }
 
 /** The error statuses the route of endpoint `no` can answer. */

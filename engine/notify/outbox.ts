@@ -48,8 +48,8 @@ export class Notifier {
   private readonly lanes = new Map<string, Lane>()
   private pending = 0
   private readonly delivered: number[] = []
-  /** Ids dropped from the outbox at the bound while their attempt was in flight. */
-  private readonly doomed = new Set<number>()
+  /** Ids dropped from the outbox at a bound while their attempt was in flight, with that bound. */
+  private readonly doomed = new Map<number, number>()
   private flushing = false
   private stopped = false
   private readonly counters = { delivered: 0, failed_attempts: 0, dropped: 0, undeliverable: 0 }
@@ -111,11 +111,13 @@ export class Notifier {
       const over = (this.byCompany.get(c)?.size ?? 0) - this.maxPerCompany
       if (over > 0) await this.dropOldest(c, over, this.maxPerCompany, 'per company')
     }
-    while (this.pending > this.maxEntries) {
+    // Doomed entries (dropped while in flight) still count in `pending` until their attempt
+    // ends; they are no longer the outbox's, so the bound counts without them.
+    while (this.pending - this.doomed.size > this.maxEntries) {
       let largest = 0
       let size = 0
       for (const [c, ids] of this.byCompany) if (ids.size > size) { largest = c; size = ids.size }
-      if (size === 0 || await this.dropOldest(largest, this.pending - this.maxEntries, this.maxEntries, 'in all') === 0) break
+      if (size === 0 || await this.dropOldest(largest, this.pending - this.doomed.size - this.maxEntries, this.maxEntries, 'in all') === 0) break
     }
   }
 
@@ -179,11 +181,13 @@ export class Notifier {
         lane.failures = 0
         this.forget(d.id)
         this.done(d.id)
-      } else if (this.doomed.delete(d.id)) { // dropped at the bound while in flight
+      } else if (this.doomed.has(d.id)) { // dropped at the bound while in flight
+        const bound = this.doomed.get(d.id)
+        this.doomed.delete(d.id)
         this.pending--
         this.counters.failed_attempts++
         this.counters.dropped++
-        this.o.log.warn({ dropped: 1, total_dropped: this.counters.dropped, first: d.id, last: d.id }, 'alert outbox full: dropped the oldest undelivered notifications')
+        this.o.log.warn({ dropped: 1, total_dropped: this.counters.dropped, bound, first: d.id, last: d.id }, 'alert outbox full: dropped the oldest undelivered notifications')
       } else {
         this.counters.failed_attempts++
         lane.failures++
@@ -224,7 +228,7 @@ export class Notifier {
     }
     // The rest are in flight: dropped if that attempt fails, delivered if it succeeds.
     for (const lane of this.lanes.values()) for (const d of lane.queue) drop.delete(d.id)
-    for (const id of drop) this.doomed.add(id)
+    for (const id of drop) this.doomed.set(id, bound)
     this.pending -= removed
     this.counters.dropped += removed
     this.o.log.warn({ company_id: company, dropped: removed, in_flight: ids.length - removed, total_dropped: this.counters.dropped, bound, which, first: ids[0], last: ids[ids.length - 1] },

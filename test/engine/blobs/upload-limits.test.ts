@@ -13,6 +13,7 @@ import type { Space } from '../../../catalog/files.ts'
 import { Documents, type DocumentsOptions } from '../../../engine/blobs/documents.ts'
 import type { BlobStore } from '../../../engine/blobs/port.ts'
 import { chunked } from './contract.ts'
+import { VirtualClock } from '../../../core/clock/index.ts'
 
 const MiB = 1024 * 1024
 
@@ -119,10 +120,15 @@ t.test('uploads per node: 503 with Retry-After beyond the cap; the node\'s tempo
 t.test('a trickling body is cut off with 408; a full disk is 507; reservations are released', async (t) => {
   const { catalog, a } = await setup(t)
   const real = heldStorage(1)
-  const docs = new Documents(catalog.files, real.store, { uploads: { minBytesPerSecond: 1024 * 1024, rateWindowMs: 100 } })
+  // The rate window runs on a virtual clock: with the system clock's timers (unref'd, as a
+  // runtime's must be) nothing would keep this test's process alive while the body trickles.
+  const clock = new VirtualClock()
+  const docs = new Documents(catalog.files, real.store, { clock, uploads: { minBytesPerSecond: 1024 * 1024, rateWindowMs: 100 } })
   const trickle = new Readable({ read() {} })
   trickle.push(Buffer.alloc(100)) // and then nothing more, never an end
-  const slow = await docs.upload(a, 'create', 'slow.bin', trickle, 10 * 1024 ** 3 / 1024).catch((e) => e)
+  const upload = docs.upload(a, 'create', 'slow.bin', trickle, 10 * 1024 ** 3 / 1024).catch((e) => e)
+  await clock.settle(100_000) // one rate window
+  const slow = await upload
   t.match(slow, { status: 408, message: /Upload too slow: \d+ bytes arrived in the last 0.1 s, at least 1048576 bytes per second/ })
   t.same(docs.gate.usage(), { running: 0, heldBytes: 0 })
   t.same(await catalog.files.usage(a), { files: 0, space_bytes: 0 }, 'nothing stored')

@@ -105,7 +105,7 @@ t.test('webhook URLs: internal addresses are refused at creation unless the oper
   for (const [url, address] of cases) {
     const res = await mkUrl(url)
     t.equal(res.status, 400, url)
-    t.match(res.body.error, `is the internal address ${address} (loopback, private, link-local or reserved); the operator can allow it with LINTEL_WEBHOOK_ALLOW`, url)
+    t.match(res.body.error, `is the internal address ${address} (loopback, private, link-local, reserved, or an IPv6 range that embeds an IPv4 address); the operator can allow it with LINTEL_WEBHOOK_ALLOW`, url)
   }
   t.equal((await w.p.call(w.p.admin, 'GET', `/v2/project/${w.pid}/alerts`)).body.meta.total_items, 2, 'none was created')
   t.equal((await mkUrl('https://hooks.example.com/lintel')).status, 201, 'a public host name is accepted (its address is checked when connecting)')

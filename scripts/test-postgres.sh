@@ -26,5 +26,7 @@ FILES=(
   test/security/alerts.test.ts
   test/security/every-endpoint.test.ts
 )
-# Coverage is measured (and floored) by the SQLite run; this one proves behaviour only.
-LINTEL_TEST_CATALOG=postgres exec npx tap --disable-coverage "${FILES[@]}"
+# Coverage is measured (and floored) by the SQLite run; this one proves behaviour only. tap
+# still reports the coverage of the "before" script (TLS material) with coverage disabled, and
+# CI's TAP_ALLOW_INCOMPLETE_COVERAGE=0 then failed the run on it: allowed here explicitly.
+LINTEL_TEST_CATALOG=postgres exec npx tap --disable-coverage --allow-incomplete-coverage "${FILES[@]}"

@@ -1,4 +1,4 @@
-// Benchmark of the streaming CSV parser (ingest/csv/import.ts), preferred dialect.
+// Benchmark of the streaming CSV parser (protocol/csv/parse.ts), preferred dialect.
 //   npm run bench:csv-parse -- [--lines 10000000] [--runs 3] [--file]
 // Input: 10 million lines `identifier,value,timestamp` (ISO with Z), fed as 64 KiB Buffer
 // chunks. By default the chunks are cycled from a pre-generated in-memory pool (~16 MiB,
@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { parseCsvStream } from '../ingest/csv/import.ts'
+import { parseCsvStream } from '../protocol/csv/parse.ts'
 import { formatTimestamp } from '../core/timestamp.ts'
 
 function arg(name: string, dflt: number): number {

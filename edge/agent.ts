@@ -12,6 +12,7 @@
 // when `ownPointsOnly` is set). Other message types (its own SPTACKs echoed back) are ignored.
 import mqtt, { type MqttClient } from 'mqtt'
 import { isSetpointMessage, parseControlsMessage } from '../protocol/controls-message.ts'
+import { encodeLine } from '../protocol/line-encoder.ts'
 import { readNewSetpoint, setpointAck, type NewSetpoint, type SetpointAck } from '../protocol/setpoint-messages.ts'
 import { DriverRefusal, type Driver } from './driver.ts'
 
@@ -39,12 +40,6 @@ export interface EdgeAgent {
   /** NEWSPT handled (written, refused) since the start. */
   counters: { received: number; written: number; refused: number; published: number }
   stop(): Promise<void>
-}
-
-/** One time-series line (spec 3 "Time-series line format"): identifiers with blanks or quotes are quoted. */
-export function formatLine(point: string, value: number, atMs: number): string {
-  const id = /[\s"]/.test(point) ? `"${point.replace(/(["\s\\])/g, '\\$1')}"` : point
-  return `${id} value=${value} ${BigInt(Math.round(atMs)) * 1_000_000n}`
 }
 
 export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
@@ -95,7 +90,7 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
   const off = o.driver.onPresentValue((point, value, atMs) => {
     if (value === null) return
     counters.published++
-    client.publish(series, formatLine(point, value, atMs), { qos: 1 })
+    client.publish(series, encodeLine(point, value, Math.round(atMs) * 1000), { qos: 1 })
   })
 
   return {

@@ -11,7 +11,7 @@ import { once } from 'node:events'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InvalidInputError, TooLargeError } from '../core/errors.ts'
-import { lineErrorMessage, parseCsvStream, type CsvDialect, type CsvLineError, type CsvProgress } from './csv/import.ts'
+import { lineErrorMessage, parseCsvStream, type CsvDialect, type CsvLineError, type CsvProgress } from '../protocol/csv/parse.ts'
 import type { ImportWriter } from './import-writer.ts'
 
 export const MAX_LISTED_ERRORS = 10_000

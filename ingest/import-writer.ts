@@ -6,7 +6,7 @@
 import type { Catalog } from '../catalog/index.ts'
 import type { Ingest } from '../engine/ingest-port.ts'
 import type { Observation } from '../engine/store/port.ts'
-import type { CsvLineError, CsvRow } from './csv/import.ts'
+import type { CsvLineError, CsvRow } from '../protocol/csv/parse.ts'
 import { DatapointResolver, noWriteAccess, type WriteCheck } from './datapoint-resolver.ts'
 
 export { noWriteAccess } from './datapoint-resolver.ts'

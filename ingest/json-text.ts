@@ -14,7 +14,7 @@
 // (test/ingest/json-text.test.ts compares the two on generated bodies).
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { identifierProblem } from '../core/identifier.ts'
-import { nonZeroMantissa } from './json-underflow.ts'
+import { scanDecimal } from '../protocol/decimal.ts'
 import { parseTimestampIn } from '../core/timestamp.ts'
 import { type IdentifiedObservation, loopTurnDue, MAX_IDENTIFIER_LENGTH } from './json-observations.ts'
 
@@ -114,9 +114,10 @@ class Cursor {
       while (isDigit(s.charCodeAt(j))) j++
     }
     this.i = j
-    const v = Number(s.slice(start, j))
-    // A non-zero literal that underflows to 0 (1e-400) is refused: leave it to the full parse.
-    return v === 0 && nonZeroMantissa(s, start, j) ? NaN : v
+    // The shared scanner of the wire (a superset of this grammar, rounding as JSON.parse
+    // does); NaN for a literal that overflows or underflows to 0 (1e-400): the full parse
+    // then refuses it.
+    return scanDecimal(s, start, j)
   }
 }
 

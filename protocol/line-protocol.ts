@@ -41,7 +41,8 @@
 //
 // Value ([rule 2]): the literal `value=` then a finite float: [+|-] digits [. digits]
 // [(e|E) [+|-] digits], `5.` and `.5` accepted. Rejected: empty, NaN, Infinity, hex,
-// underscores, an `i` suffix, anything overflowing to ±Infinity.
+// underscores, an `i` suffix, anything overflowing to ±Infinity or a non-zero literal
+// underflowing to 0 (decimal.ts, the scanner CSV uses too).
 //
 // Timestamp ([rule 3]): unsigned decimal digits, Unix time. The spec says nanoseconds, with
 // millisecond and microsecond values recognised and zero-padded; we recognise the unit by
@@ -65,6 +66,7 @@
 
 import { isUtf8 } from 'node:buffer'
 import { controlCharacterIn } from '../core/identifier.ts'
+import { scanDecimal } from './decimal.ts'
 
 export interface LineSink {
   /** One good line: identifier (unescaped), time in µs since the epoch, value, raw tag text. */
@@ -101,8 +103,6 @@ export const errTimestampRange = (text: string) => `timestamp out of range: '${t
 export const errTrailing = (text: string) => `trailing characters: '${text}'`
 
 const BLANK = 32, TAB = 9, CR = 13, LF = 10, QUOTE = 34, BACKSLASH = 92, COMMA = 44, EQ = 61
-const POW10: number[] = []
-for (let i = 0, p = 1; i <= 22; i++, p *= 10) POW10.push(p)
 const MAX_SAFE = Number.MAX_SAFE_INTEGER
 
 /** Text of buf[a, b) for an error message, cut to 40 characters. */
@@ -136,64 +136,6 @@ function decode(buf: Buffer, a: number, b: number, ascii: boolean): string | und
   if (ascii) return buf.toString('latin1', a, b)
   if (!isUtf8(buf.subarray(a, b))) return undefined
   return buf.toString('utf8', a, b)
-}
-
-/** Finite float of the ASCII text buf[a, b); NaN when not parseable. Same grammar as csv/number.ts. */
-export function parseFloatBytes(buf: Uint8Array, a: number, b: number): number {
-  let i = a
-  if (i >= b) return NaN
-  let c = buf[i]
-  let neg = false
-  if (c === 45 || c === 43) { neg = c === 45; i++ }
-  let mant = 0, sig = 0, digits = 0, exp = 0
-  while (i < b) {
-    c = buf[i]
-    const d = c - 48
-    if (d < 0 || d > 9) break
-    digits++
-    if (sig > 0 || d !== 0) { if (sig < 15) { mant = mant * 10 + d; sig++ } else { sig++; exp++ } }
-    i++
-  }
-  if (i < b && c === 46) {
-    i++
-    while (i < b) {
-      c = buf[i]
-      const d = c - 48
-      if (d < 0 || d > 9) break
-      digits++
-      if (sig > 0 || d !== 0) { if (sig < 15) { mant = mant * 10 + d; sig++; exp-- } else sig++ } else exp--
-      i++
-    }
-  }
-  if (digits === 0) return NaN
-  let slow = sig > 15
-  if (i < b) {
-    if (c !== 101 && c !== 69) return NaN
-    i++
-    let eneg = false
-    if (i < b && (buf[i] === 45 || buf[i] === 43)) { eneg = buf[i] === 45; i++ }
-    const es = i
-    let e = 0
-    while (i < b) {
-      const d = buf[i] - 48
-      if (d < 0 || d > 9) return NaN
-      if (e < 100000) e = e * 10 + d
-      i++
-    }
-    if (i === es) return NaN
-    exp += eneg ? -e : e
-  }
-  let v = 0
-  if (mant === 0) v = 0
-  else if (!slow && exp >= -22 && exp <= 22) v = exp >= 0 ? mant * POW10[exp] : mant / POW10[-exp]
-  else slow = true
-  if (slow) {
-    // Validated ASCII text: Number() rounds correctly; only the sign was stripped above.
-    v = Math.abs(Number(Buffer.from(buf.buffer, buf.byteOffset + a, b - a).toString('latin1')))
-    // Too large, or a non-zero literal that underflows to 0 (1e-400, issue 29): not a value.
-    if (!Number.isFinite(v) || (v === 0 && mant !== 0)) return NaN
-  }
-  return neg ? -v : v
 }
 
 /**
@@ -344,7 +286,7 @@ export function parseLines(payload: Buffer, sink: LineSink): ParseLinesResult {
         i += 6
         const va = i
         while (i < e && buf[i] !== BLANK) i++
-        value = parseFloatBytes(buf, va, i)
+        value = scanDecimal(buf, va, i)
         if (value !== value) reason = errValue(excerpt(buf, va, i))
       }
     }

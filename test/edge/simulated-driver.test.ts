@@ -2,7 +2,7 @@
 // from the most urgent non-null slot, dry run, out of service against the local automation.
 import t from 'tap'
 import { DriverRefusal } from '../../edge/driver.ts'
-import { formatLine } from '../../edge/agent.ts'
+import { encodeLine } from '../../protocol/line-encoder.ts'
 import { SimulatedBacnetDriver } from '../../edge/simulated-driver.ts'
 import { parseLines } from '../../protocol/line-protocol.ts'
 
@@ -39,7 +39,7 @@ t.test('priority array and present value', async (t) => {
 t.test('present values as line protocol', async (t) => {
   for (const id of ['ahu-1.sp', 'room 1 "a"']) {
     let got: [string, number, number] | undefined
-    parseLines(Buffer.from(formatLine(id, 21.5, 1_700_000_000_123)), { observation: (i: string, time: number, v: number) => { got = [i, time, v] }, error: (_n: number, e: string) => t.fail(e) })
+    parseLines(Buffer.from(encodeLine(id, 21.5, 1_700_000_000_123_000)), { observation: (i: string, time: number, v: number) => { got = [i, time, v] }, error: (_n: number, e: string) => t.fail(e) })
     t.same(got, [id, 1_700_000_000_123_000, 21.5], 'identifier, time in µs, value')
   }
 })

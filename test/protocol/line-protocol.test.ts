@@ -2,9 +2,10 @@ import t, { type Test } from 'tap'
 import {
   type LineSink, ERR_AFTER_QUOTE, ERR_DOUBLE_BLANK, ERR_EMPTY_ID, ERR_ID_TOO_LONG, ERR_ID_UTF8, ERR_MISSING_TIMESTAMP,
   ERR_MISSING_VALUE, ERR_TAGS_TOO_LONG, ERR_TAGS_UTF8, ERR_UNESCAPED_QUOTE, ERR_UNTERMINATED_QUOTE, MAX_ID_LENGTH,
-  MAX_TAGS_BYTES, errBadTags, errTagsControl, errIdControl, errTimestamp, errTimestampRange, errTrailing, errValue, parseFloatBytes, parseLines,
+  MAX_TAGS_BYTES, errBadTags, errTagsControl, errIdControl, errTimestamp, errTimestampRange, errTrailing, errValue, parseLines,
   parseTagSet, parseTimestampBytes,
 } from '../../protocol/line-protocol.ts'
+import { scanDecimal } from '../../protocol/decimal.ts'
 
 interface Obs { id: string; time: number; value: number; tags?: string }
 interface Result { obs: Obs[]; errors: [number, string][]; good: number; bad: number }
@@ -94,7 +95,7 @@ t.test('values', async t => {
   for (const [v, n] of [['0e-400', 0], ['0.000e-999', 0], ['5e-324', 5e-324]] as const) t.equal(one(t, `a value=${v} ${NS}`)?.value, n, `${v} is read`)
 })
 
-t.test('parseFloatBytes matches Number() on random decimals', async t => {
+t.test('the value scanner (scanDecimal over bytes) matches Number() on random decimals', async t => {
   let seed = 99
   const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
   let bad = 0
@@ -107,7 +108,7 @@ t.test('parseFloatBytes matches Number() on random decimals', async t => {
     if (rnd() < 0.3) s += 'e' + (Math.floor(rnd() * 60) - 30)
     if (rnd() < 0.5) s = '-' + s
     const b = Buffer.from(s)
-    if (!Object.is(parseFloatBytes(b, 0, b.length), Number(s))) bad++
+    if (!Object.is(scanDecimal(b, 0, b.length), Number(s))) bad++
   }
   t.equal(bad, 0)
 })

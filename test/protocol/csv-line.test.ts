@@ -1,8 +1,8 @@
 import t from 'tap'
-import { type CsvDialect, type CsvRow, FieldSplitter, LineParser, PREFERRED_DIALECT } from '../../ingest/csv/line.ts'
+import { type CsvDialect, type CsvRow, FieldSplitter, LineParser, PREFERRED_DIALECT } from '../../protocol/csv/line.ts'
 import {
   ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat, lineErrorMessage,
-} from '../../ingest/csv/errors.ts'
+} from '../../protocol/csv/errors.ts'
 
 const T = Date.UTC(2024, 2, 31, 12, 30) * 1000 // 2024-03-31T12:30:00Z
 

@@ -31,7 +31,7 @@
 //    for that column order (epoch when more lines read as epoch than as ISO).
 
 import { parseEpochRange, parseTimestampRange } from '../../core/timestamp.ts'
-import { parseFloatRange } from './number.ts'
+import { scanDecimal } from '../decimal.ts'
 import { type ColumnOrder, type CsvDialect, type Delimiter, LineParser, PREFERRED_DIALECT, type QuoteChar, type TimeFormat } from './line.ts'
 
 export const MAX_SAMPLE_LINES = 200
@@ -120,7 +120,7 @@ function withHeader(d: CsvDialect, lines: readonly string[]): CsvDialect {
   const field = (i: number) => sp.fieldText(first, i, n).trim()
   const v = field(d.columns.value)
   const t = field(d.columns.time)
-  const isNum = !Number.isNaN(parseFloatRange(v, 0, v.length, d.delimiter !== ','))
+  const isNum = !Number.isNaN(scanDecimal(v, 0, v.length, d.delimiter !== ','))
   const isTime = !Number.isNaN(parseTimestampRange(t, 0, t.length)) || !Number.isNaN(parseEpochRange(t, 0, t.length))
   if (isNum || isTime) return d
   // it is a header; do its names give the column order?

@@ -2,7 +2,7 @@ import t from 'tap'
 import {
   type CsvBatch, type CsvDialect, type CsvLineError, type CsvProgress, type CsvRow, type ParseCsvOptions,
   ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, errDatetime, errFloat, parseCsvStream,
-} from '../../ingest/csv/import.ts'
+} from '../../protocol/csv/parse.ts'
 
 const us = (y: number, mo: number, d: number, h = 0, mi = 0, s = 0) => Date.UTC(y, mo - 1, d, h, mi, s) * 1000
 

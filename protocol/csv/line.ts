@@ -20,14 +20,14 @@
 // - Check order: identifier empty, identifier backslash, identifier longer than 1,000
 //   characters (as JSON and MQTT, issue 29), identifier control character
 //   (core/identifier.ts: NUL and other C0/C1 controls are refused), float, datetime.
-// - Values: finite floats only (see number.ts); a decimal comma is accepted when the
+// - Values: finite floats only (the shared scanner, ../decimal.ts); a decimal comma is accepted when the
 //   delimiter is not `,`.
 
 import { parseEpochRange, parseTimestampRange } from '../../core/timestamp.ts'
 import { controlCharacterIn } from '../../core/identifier.ts'
-import { MAX_ID_LENGTH } from '../../protocol/line-protocol.ts'
+import { MAX_ID_LENGTH } from '../line-protocol.ts'
 import { ERR_IDENTIFIER_BACKSLASH, ERR_IDENTIFIER_EMPTY, ERR_IDENTIFIER_TOO_LONG, errDatetime, errFloat, errIdentifierControl } from './errors.ts'
-import { parseFloatRange } from './number.ts'
+import { scanDecimal } from '../decimal.ts'
 
 export type Delimiter = ',' | ';' | '\t' | '|'
 export type QuoteChar = '"' | "'"
@@ -245,7 +245,7 @@ export class LineParser {
     if (t === null) { t = s; a = sp.start[i]; b = sp.end[i] } else { a = 0; b = t.length }
     while (a < b && sp.isBlank(t.charCodeAt(a))) a++
     while (b > a && sp.isBlank(t.charCodeAt(b - 1))) b--
-    if (!isTime) return parseFloatRange(t, a, b, this.decimalComma)
+    if (!isTime) return scanDecimal(t, a, b, this.decimalComma)
     return this.epoch ? parseEpochRange(t, a, b) : parseTimestampRange(t, a, b)
   }
 

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { detectDialect, sampleLines } from '../../ingest/csv/dialect.ts'
-import { PREFERRED_DIALECT } from '../../ingest/csv/line.ts'
+import { detectDialect, sampleLines } from '../../protocol/csv/dialect.ts'
+import { PREFERRED_DIALECT } from '../../protocol/csv/line.ts'
 
 const ISO = ['2024-03-31T12:30:00Z', '2024-03-31 12:31:00', '2024-03-31T12:32:00.5+02:00']
 

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { parseFloatRange } from '../../ingest/csv/number.ts'
+import { scanDecimal } from '../../protocol/decimal.ts'
 
-const f = (s: string, comma = false) => parseFloatRange(s, 0, s.length, comma)
+const f = (s: string, comma = false) => scanDecimal(s, 0, s.length, comma)
 
 t.test('accepted numbers', async t => {
   const cases: [string, number][] = [
@@ -57,5 +57,5 @@ t.test('decimal comma only when enabled', async t => {
 
 t.test('parses a sub-range in place', async t => {
   const s = 'abc,23.25,xyz'
-  t.equal(parseFloatRange(s, 4, 9, false), 23.25)
+  t.equal(scanDecimal(s, 4, 9, false), 23.25)
 })

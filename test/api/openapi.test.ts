@@ -84,6 +84,9 @@ t.test('the alert webhook payload is documented as a callback of both alert crea
   const threshold = callback('/v2/alert/threshold')
   t.same(callback('/v2/alert/throughput'), threshold, 'the same callback on 100 and 101')
   t.match(threshold.requestBody.description, /x-lintel-signature: t=<unix seconds>,v1=<hex HMAC-SHA256/)
+  // redocly's operation-summary and operation-4xx-response rules hold for the callback too (issue 30 item 8)
+  t.match(threshold.summary, /^Alert notification: /, 'the callback operation keeps its summary (@fastify/swagger drops it)')
+  t.same(Object.keys(threshold.responses).sort(), ['2XX', '4XX', '5XX'], 'the receiver\'s error answers are documented')
   const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true })
   const validate = ajv.compile(threshold.requestBody.content['application/json'].schema)
   const alert = { id: 7, name: 'AHU', kind: 'threshold', project_id: 1, dataPointID: 'ahu/t', attributes: { building: 'HQ' } }

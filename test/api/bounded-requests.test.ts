@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { addProject, addUser, platform } from '../helpers/platform.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { formatTimestamp } from '../../core/timestamp.ts'
+import { settleWithin } from '../helpers/wait.ts'
 
 const LIMIT_MS = 50
 
@@ -27,6 +28,8 @@ async function loopDelayDuring<T>(work: () => Promise<T>): Promise<{ result: T; 
   let cpu = process.cpuUsage()
   let maxMs = 0
   let wallMs = 0
+  let ticks = 0
+  let ticked = () => {}
   const timer = setInterval(() => {
     const now = performance.now()
     const used = process.cpuUsage(cpu)
@@ -35,10 +38,14 @@ async function loopDelayDuring<T>(work: () => Promise<T>): Promise<{ result: T; 
     maxMs = Math.max(maxMs, Math.min(gap, (used.user + used.system) / 1000))
     last = now
     cpu = process.cpuUsage()
+    ticks++
+    ticked()
   }, every)
   try {
     const result = await work()
-    await new Promise((resolve) => setTimeout(resolve, 3 * every))
+    // Two more ticks of the probe: a stall at the very end of the work delays them.
+    const after = ticks + 2
+    await settleWithin(new Promise<void>((resolve) => { ticked = () => { if (ticks >= after) resolve() } }), { what: 'two ticks of the loop probe after the work' })
     return { result, maxMs, wallMs }
   } finally {
     clearInterval(timer)

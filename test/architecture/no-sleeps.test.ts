@@ -11,8 +11,8 @@
 // child after N ms, resolve 'no answer' in a race); setInterval, which drives work (a Kafka
 // poll, an event-loop probe) rather than making the test wait; setImmediate (one turn of the
 // loop, not a time); the virtual clock. This file is exempt (its examples are sleeps).
-// KNOWN lists the sleeps still in the tree, per file with their count and why; a new one
-// anywhere fails, and a count that dropped is reported so the list shrinks.
+// KNOWN would list sleeps still in the tree, per file with their count and why; it is empty,
+// so a sleep anywhere fails.
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
@@ -27,17 +27,11 @@ const SLEEP = [
   { name: 'node:timers/promises', re: /['"](?:node:)?timers\/promises['"]/g },
 ]
 
-/** Sleeps left, `file` → count, each with why they are not yet a bounded wait. */
-const KNOWN: Record<string, { count: number; why: string }> = {
-  'test/catalog/contract.ts': { count: 2, why: 'a deliberate await outside the catalog inside a transaction test (lane failtests/catalog owns it)' },
-  'test/helpers/live-platform.ts': { count: 1, why: 'bounded poll of a child process start (deadline), to move to waitFor' },
-  'test/engine/blobs/fs-store.test.ts': { count: 1, why: 'bounded poll (deadline) of open file handles, to move to waitFor' },
-  'test/engine/blobs/durable-file.test.ts': { count: 1, why: 'waits 50 ms before asserting a file is still absent: needs a gate' },
-  'test/engine/sqlite-store.test.ts': { count: 2, why: 'bounded polls (deadline) of the tail and WAL frames, to move to waitFor' },
-  'test/api/bounded-requests.test.ts': { count: 1, why: 'lets the request time limit pass in real time (server-side timer, not on the clock)' },
-  'test/e2e/scaled.test.ts': { count: 1, why: 'bounded poll helper of the multi-process test (deadline)' },
-  'test/readme/readme.test.ts': { count: 3, why: 'bounded polls of the README server (lane docs owns the file)' },
-}
+/**
+ * Sleeps left, `file` → count, each with why it is not yet a bounded wait. Empty since issue
+ * 30 item 2 was done: any sleep in a test fails.
+ */
+const KNOWN: Record<string, { count: number; why: string }> = {}
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? files(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []))

@@ -496,7 +496,7 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.equal(await c.transaction(async (tx) => (await tx.companies.create('T1')).name), 'T1', 'the result is passed on')
     await t.rejects(c.transaction(async (tx) => {
       await tx.companies.create('T2')
-      await new Promise((r) => setTimeout(r, 5)) // awaits outside the catalog are allowed
+      await new Promise((r) => setImmediate(r)) // awaits outside the catalog (a turn of the loop) are allowed
       await tx.datapoints.ensure(project.id, ['in-tx'])
       throw new Error('boom')
     }), { message: 'boom' })
@@ -523,11 +523,15 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.equal((await created).name, 'T4')
     t.ok(await c.companies.findByName('T4'), 'the outside write stayed')
 
-    // Transactions run one after the other, never interleaved.
+    // Transactions run one after the other, never interleaved: both are asked for at once,
+    // and the first does a round trip of its own before it writes. Without the gate the
+    // second one's BEGIN, sent meanwhile, would be answered and it would start (PostgreSQL),
+    // or it would fail as a transaction within a transaction (SQLite).
     const order: string[] = []
     await Promise.all([1, 2].map((n) => c.transaction(async (tx) => {
       order.push(`start ${n}`)
-      await new Promise((r) => setTimeout(r, 5))
+      await tx.companies.findByName(`S${n}`)
+      await new Promise((r) => setImmediate(r))
       await tx.companies.create(`S${n}`)
       order.push(`end ${n}`)
     })))

@@ -17,7 +17,7 @@ import mqtt, { type MqttClient } from 'mqtt'
 import { keyPartition } from '../../engine/log/kafka-partition.ts'
 import { requireService } from '../helpers/services.ts'
 import { testDatabase } from '../helpers/postgres.ts'
-import { messageWithin, settleWithin, watchClose } from '../helpers/wait.ts'
+import { holdsWithin, messageWithin, settleWithin, watchClose } from '../helpers/wait.ts'
 
 const run = promisify(execFile)
 const RUN = `${process.pid}_${Date.now()}`
@@ -82,11 +82,8 @@ async function http(url: string, method: string, path: string, body?: unknown) {
   return { status: res.status, body: await res.json() as any }
 }
 
-async function until(cond: () => Promise<boolean>, ms = 30_000) {
-  const end = Date.now() + ms
-  while (Date.now() < end) { if (await cond()) return true; await new Promise((r) => setTimeout(r, 100)) }
-  return false
-}
+/** Whether `cond` holds within `ms` (bounded poll); the callers assert with their message. */
+const until = (cond: () => Promise<boolean>, ms = 30_000) => holdsWithin(cond, { timeoutMs: ms, intervalMs: 100 })
 
 const T0 = 1_700_000_000_000_000_000n
 const line = (id: string, i: number) => `${id} value=${i} ${T0 + BigInt(i) * 1_000_000_000n}`

@@ -12,6 +12,7 @@ import { DENSE_SAMPLE_SQL, RANGE_FIRST_SQL, RANGE_LAST_SQL, SPARSE_SAMPLE_SQL, f
 import { DB_FILE, openWriterDatabase } from '../../engine/store/sqlite-schema.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { storeContract } from './store-contract.ts'
+import { waitFor } from '../helpers/wait.ts'
 
 function tempDir(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'lintel-store-'))
@@ -180,8 +181,7 @@ t.test('ingest tail: compacted when it is due by size or age, and a tail left by
   t.equal(count('obs_tail'), 2, 'below the size: stays')
   // Compaction runs after the append is answered: wait for it (at most 5 s).
   const drained = async () => {
-    const until = Date.now() + 5000
-    while (count('obs_tail') > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+    await waitFor(() => count('obs_tail') === 0, { what: () => `the compaction of the ingest tail (${count('obs_tail')} rows left)` })
     return count('obs_tail')
   }
   await store.append([{ series: 1, time: 3, value: 3 }])
@@ -217,8 +217,7 @@ t.test('the checkpointer copies committed WAL frames into the file, beside the w
   const shm = () => readFileSync(join(dir, DB_FILE + '-shm'))
   const frames = () => { const b = shm(); return { mx: b.readUInt32LE(16), backfill: b.readUInt32LE(96) } }
   t.ok(frames().mx > 0, 'the append is in the WAL')
-  const until = Date.now() + 5000
-  while (frames().backfill < frames().mx && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+  await waitFor(() => frames().backfill >= frames().mx, { what: () => `the checkpointer to copy every WAL frame (${JSON.stringify(frames())})` })
   const f = frames()
   t.equal(f.backfill, f.mx, `every frame copied (${f.backfill} of ${f.mx})`)
   t.same(await store.read(2, {}), [{ time: 1, value: 2 }])

@@ -9,6 +9,7 @@ import { loadConfig } from '../../server/config.ts'
 import { start, type StartSeams } from '../../server/main.ts'
 import { basic, type Login } from './platform.ts'
 import { ensureRunTls } from './tls-pair.ts'
+import { holdsWithin } from './wait.ts'
 
 export const ADMIN: Login = { email: 'admin@live.test', password: 'live-admin-pass' }
 
@@ -51,11 +52,5 @@ export async function livePlatform(t: Test, env: Record<string, string> = {}, se
   return { platform, ca, http, project, account, connect, read }
 }
 
-export const until = async (cond: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await cond()) return true
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return false
-}
+/** Whether `cond` holds within `ms` (a bounded poll, test/helpers/wait.ts); callers assert with their message. */
+export const until = (cond: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> => holdsWithin(cond, { timeoutMs: ms, intervalMs: 20 })

@@ -5,6 +5,9 @@
 //                                  it; after `timeoutMs` it throws, naming what it waited for
 //                                  (and the last value seen), instead of hanging to tap's
 //                                  time-out.
+//   holdsWithin(predicate, { timeoutMs }) the same poll, but false after the bound instead of a
+//                                  throw: for helpers whose callers assert with their own
+//                                  message (`t.ok(await until(...), 'what')`).
 //   isSettled(promise)            whether a promise has settled by now, without waiting for it:
 //                                  used after waitFor(cause) to assert "no answer yet" (no
 //                                  PUBACK, no HTTP reply) while the cause holds.
@@ -33,6 +36,16 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, opts: WaitOpti
     if (Date.now() >= deadline) {
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${describe(opts.what)} (last: ${JSON.stringify(last)})`)
     }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 10))
+  }
+}
+
+/** Polls `predicate` like waitFor: true once it holds, false when the bound passed first. */
+export async function holdsWithin(predicate: () => unknown | Promise<unknown>, opts: Omit<WaitOptions, 'what'>): Promise<boolean> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 5_000)
+  for (;;) {
+    if (await predicate()) return true
+    if (Date.now() >= deadline) return false
     await new Promise((r) => setTimeout(r, opts.intervalMs ?? 10))
   }
 }

@@ -19,6 +19,7 @@ import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync } from 'node:fs'
 import { freePort } from '../helpers/free-port.ts'
+import { holdsWithin, settleWithin } from '../helpers/wait.ts'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { mismatch, readmeBlocks, type Block } from './readme-blocks.ts'
@@ -69,15 +70,12 @@ t.test('the step annotations can fail', async (t) => {
 })
 
 async function waitForHttp(url: string, server: ChildProcess, log: () => string): Promise<void> {
-  const until = Date.now() + 180_000 // seconds on a quiet machine; minutes when many jobs share its 2 cores
-  while (Date.now() < until) {
+  const answers = async () => {
     if (server.exitCode !== null) throw new Error(`server exited ${server.exitCode}:\n${log()}`)
-    try {
-      await fetch(url)
-      return
-    } catch { await new Promise((r) => setTimeout(r, 200)) }
+    return fetch(url).then(() => true, () => false)
   }
-  throw new Error(`server did not answer within 180 s:\n${log()}`)
+  // seconds on a quiet machine; minutes when many jobs share its 2 cores
+  if (!await holdsWithin(answers, { timeoutMs: 180_000, intervalMs: 200 })) throw new Error(`server did not answer within 180 s:\n${log()}`)
 }
 
 /** One bash for every document, so variables set by one block reach the next. */
@@ -93,11 +91,17 @@ function shell(cwd: string, env: NodeJS.ProcessEnv) {
       const mark = `__README_STEP_${++n}_DONE__`
       out = ''
       err = ''
+      // The mark bash prints after the command: waited for on stdout's data, with a bound.
+      let check = () => {}
+      const marked = new Promise<void>((resolve) => { check = () => { if (out.includes(mark)) resolve() } })
+      bash.stdout.on('data', check)
       bash.stdin.write(`${command}\n__status=$?; echo; echo "${mark} $__status"\n`)
-      const until = Date.now() + STEP_LIMIT_MS
-      while (!out.includes(mark)) {
-        if (Date.now() > until) throw new Error(`command did not finish within ${STEP_LIMIT_MS / 1000} s: ${command}\n${out}\n${err}`)
-        await new Promise((r) => setTimeout(r, 20))
+      try {
+        await settleWithin(marked, { what: 'the step', timeoutMs: STEP_LIMIT_MS })
+      } catch {
+        throw new Error(`command did not finish within ${STEP_LIMIT_MS / 1000} s: ${command}\n${out}\n${err}`)
+      } finally {
+        bash.stdout.off('data', check)
       }
       const [stdout, rest] = out.split(mark)
       return { status: Number(rest.trim().split(/\s/)[0]), stdout: stdout.trim(), stderr: err.trim() }
@@ -166,12 +170,11 @@ t.test('every block of the README and the guides runs in order on a fresh instal
   // What the documents start in the background they also stop (an edge agent left running
   // would hold the reader's broker connection and terminal).
   let left: { pid: number; ppid: number; cmd: string }[] = []
-  for (let i = 0; i < 150; i++) { // up to 15 s: a stopping process may still be closing its connections
+  await holdsWithin(() => { // up to 15 s: a stopping process may still be closing its connections
     const all = processesIn(realCwd)
     left = all.filter((p) => !within(p, server.pid, all) && p.pid !== sh.pid)
-    if (left.length === 0) break
-    await new Promise((r) => setTimeout(r, 100))
-  }
+    return left.length === 0
+  }, { timeoutMs: 15_000, intervalMs: 100 })
   t.same(left, [], 'no process started by the documents is left running', left.length === 0 ? {} : { edgeLog: existsSync(join(cwd, 'edge.log')) ? readFileSync(join(cwd, 'edge.log'), 'utf8').slice(-2000) : '(none)' })
 
   // "Starting over": stop the server, wait until it is gone, remove the data directory (the

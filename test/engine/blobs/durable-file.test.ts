@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises'
 import t from 'tap'
 import { DurableFileWriter } from '../../../engine/blobs/durable-file.ts'
 import { chunked } from './contract.ts'
+import { nextEvent } from '../../helpers/wait.ts'
 
 const MiB = 1024 * 1024
 const dir = mkdtempSync(join(tmpdir(), 'lintel-durable-'))
@@ -42,7 +43,10 @@ t.test('an upload that fails midway closes the file', async (t) => {
   const before = openFds()
   const path = fresh()
   async function * failing () { yield randomBytes(MiB); yield randomBytes(MiB); throw new Error('client went away') }
-  await t.rejects(pipeline(Readable.from(failing()), new DurableFileWriter(path, { syncEvery: MiB })), /client went away/)
-  await new Promise((r) => setTimeout(r, 50))
+  const writer = new DurableFileWriter(path, { syncEvery: MiB })
+  // 'close' comes after _destroy closed the descriptor: the state the assertion is about.
+  const closed = nextEvent(writer, 'close', { what: 'the writer\'s close after the failed upload' })
+  await t.rejects(pipeline(Readable.from(failing()), writer), /client went away/)
+  await closed
   t.equal(openFds(), before, 'no descriptor left open')
 })

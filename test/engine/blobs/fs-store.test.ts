@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { openFsBlobStore } from '../../../engine/blobs/fs-store.ts'
 import { blobContract, chunked } from './contract.ts'
+import { waitFor } from '../../helpers/wait.ts'
 
 const dir = t.testdir()
 t.test('contract', async (t) => blobContract(t, () => openFsBlobStore({ dir, host: '127.0.0.1', port: 0 })))
@@ -52,8 +53,7 @@ t.test('a download the client abandons closes the file; the listener serves on',
   await new Promise<void>((resolve) => res.once('data', () => resolve()))
   t.equal(openOnBig(), 1, 'the listener reads the file')
   res.destroy() // the client goes away after its first chunk, 64 MiB unread
-  const deadline = Date.now() + 5000
-  while (openOnBig() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  await waitFor(() => openOnBig() === 0, { what: () => `the store to close the file the client stopped reading (${openOnBig()} open)` })
   t.equal(openOnBig(), 0, 'the file is closed')
   const again = Buffer.from(await (await fetch(url, { headers: { range: 'bytes=1048570-1048579' } })).arrayBuffer())
   t.same(again, data.subarray(1048570, 1048580))

@@ -1,3 +1,5 @@
+// The shared decimal scanner (protocol/decimal.ts) on strings, as CSV fields use it: grammar,
+// correct rounding against Number(), refusals (1e-400 included) and the decimal comma.
 import t from 'tap'
 import { scanDecimal } from '../../protocol/decimal.ts'
 

@@ -8,13 +8,14 @@
 // measured runs raise LINTEL_MQTT_PREAUTH_MAX and LINTEL_MQTT_PREAUTH_SECONDS so all 1,000 are
 // held. The peer in the same run: Mosquitto with TLS and WebSockets listeners, same certificate.
 // A fresh server (and peer) per transport and run. NDJSON on stdout, medians of BENCH_RUNS.
-// Usage: npm run bench:mqtt-preauth   (BENCH_RUNS=3, BENCH_CONNECTIONS=1000, BENCH_PEER=0 skips Mosquitto)
+// Usage: npm run bench:mqtt-preauth   (BENCH_RUNS=3, BENCH_CONNECTIONS=1000, BENCH_PEER=0 skips Mosquitto,
+//   BENCH_BODY_BYTES=64000 nearly fills each packet, BENCH_TRANSPORTS=tls,wss,tcp)
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir, loadavg, cpus } from 'node:os'
 import { join } from 'node:path'
-import type { TLSSocket } from 'node:tls'
-import { emit, median, progress, rssKb, startServer } from './lib.ts'
-import { dialTls, dialWss, masked, packetSize, partialConnect, wsFrameHeader } from './mqtt-raw.ts'
+import type { Socket } from 'node:net'
+import { emit, median, progress, rssKb, startServer, type Server } from './lib.ts'
+import { dialTcp, dialTls, dialWss, masked, packetSize, partialConnect, wsFrameHeader } from './mqtt-raw.ts'
 import { makeCert, startMosquitto } from './peer-mosquitto.ts'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3)
@@ -25,16 +26,18 @@ const BODY = Number(process.env.BENCH_BODY_BYTES ?? 10)
 const PARALLEL = 20
 const TARGET_MIB = 64
 
-type Transport = 'tls' | 'wss'
-interface Held { sockets: TLSSocket[]; closed: number; failed: number; openSeconds: number }
+type Transport = 'tls' | 'wss' | 'tcp'
+// tcp: the plain development listener (no Mosquitto peer there): what the packet costs without TLS.
+const TRANSPORTS = (process.env.BENCH_TRANSPORTS ?? 'tls,wss').split(',') as Transport[]
+interface Held { sockets: Socket[]; closed: number; failed: number; openSeconds: number }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const mib = (kb: number) => +(kb / 1024).toFixed(1)
 
 /** One stranger: connects, sends the start of a CONNECT and keeps the connection. */
-async function stranger(transport: Transport, port: number, localAddress: string): Promise<TLSSocket> {
+async function stranger(transport: Transport, port: number, localAddress: string): Promise<Socket> {
   const packet = partialConnect(DECLARED, BODY)
-  if (transport === 'tls') {
-    const s = await dialTls({ port, localAddress })
+  if (transport !== 'wss') {
+    const s = await (transport === 'tcp' ? dialTcp : dialTls)({ port, localAddress })
     s.write(packet)
     return s
   }
@@ -104,6 +107,8 @@ async function phase(target: string, transport: Transport, pid: number, port: nu
   return row
 }
 
+const portOf = (server: Server, t: Transport): number => (t === 'tls' ? server.mqtt.tls : t === 'wss' ? server.mqtt.ws : server.mqtt.tcp!)
+
 const tmp = mkdtempSync(join(tmpdir(), 'lintel-bench-preauth-'))
 const cert = makeCert(tmp)
 const tlsEnv = { LINTEL_MQTT_CERT_FILE: cert.cert, LINTEL_MQTT_KEY_FILE: cert.key }
@@ -113,9 +118,9 @@ try {
   if (process.env.BENCH_PROBE !== '0') {
     const server = await startServer(tlsEnv)
     try {
-      for (const transport of ['tls', 'wss'] as const) {
+      for (const transport of TRANSPORTS) {
         progress(`defaults probe: ${N} strangers over ${transport}`)
-        const h = await holdMany(transport, transport === 'tls' ? server.mqtt.tls : server.mqtt.ws, N, SOURCES)
+        const h = await holdMany(transport, portOf(server, transport), N, SOURCES)
         await sleep(1000)
         emit({ bench: 'mqtt-preauth', probe: 'default limits', transport, attempted: N, held: h.sockets.length - h.closed, closed_by_server: h.closed, failed: h.failed, open_seconds: +h.openSeconds.toFixed(2) })
         await closeAll(h)
@@ -128,16 +133,16 @@ try {
   const rows: Record<string, Array<Record<string, number | string>>> = {}
   const limits = { LINTEL_MQTT_PREAUTH_MAX: String(N * 2), LINTEL_MQTT_PREAUTH_SECONDS: '600' }
   for (let run = 1; run <= RUNS; run++) {
-    for (const transport of ['tls', 'wss'] as const) {
+    for (const transport of TRANSPORTS) {
       progress(`run ${run}/${RUNS}: lintel, ${N} strangers over ${transport}`)
-      const server = await startServer({ ...tlsEnv, ...limits })
+      const server = await startServer({ ...tlsEnv, ...limits, ...(transport === 'tcp' ? { LINTEL_MQTT_TCP_PORT: '0' } : {}) })
       try {
-        const r = await phase('lintel', transport, server.child.pid!, transport === 'tls' ? server.mqtt.tls : server.mqtt.ws, run)
+        const r = await phase('lintel', transport, server.child.pid!, portOf(server, transport), run)
         ;(rows[`lintel/${transport}`] ??= []).push(r)
       } finally {
         await server.stop()
       }
-      if (process.env.BENCH_PEER === '0') continue
+      if (process.env.BENCH_PEER === '0' || transport === 'tcp') continue
       progress(`run ${run}/${RUNS}: mosquitto, ${N} strangers over ${transport}`)
       const m = await startMosquitto(cert)
       try {
@@ -148,7 +153,7 @@ try {
       }
     }
   }
-  for (const transport of ['tls', 'wss'] as const) {
+  for (const transport of TRANSPORTS) {
     const l = rows[`lintel/${transport}`]
     const p = rows[`mosquitto/${transport}`]
     const med = (rs: typeof l | undefined, k: string) => (rs ? median(rs.map((r) => r[k] as number)) : undefined)

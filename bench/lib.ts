@@ -46,7 +46,7 @@ export async function startServer(env: Record<string, string> = {}, preload: str
 /** The Node options of `npm start` (package.json: heap settings, the TypeScript loader), so a benchmark runs the server as users do. */
 export function startOptions(): string[] {
   const start = (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start
-  const m = /^exec node (.*) api\/main\.ts$/.exec(start)
+  const m = /^exec node (.*) server\/main\.ts$/.exec(start)
   if (!m) throw new Error(`bench/lib.ts cannot read the Node options of npm start: '${start}'`)
   return m[1].split(' ').filter((a) => a !== '')
 }
@@ -74,6 +74,12 @@ export async function peakRssMb(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises')
   const m = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))
   return m ? Math.round(Number(m[1]) / 1024) : NaN
+}
+
+/** Resident memory of a process now (VmRSS), KiB; Linux only. */
+export function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) : NaN
 }
 
 /**

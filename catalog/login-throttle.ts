@@ -62,6 +62,8 @@ type Limit = 'pair' | 'address' | 'account'
 export class LoginThrottle {
   private readonly counters: LRUCache<string, Counter>
   private readonly known: LRUCache<string, Map<string, number>>
+  /** Addresses any account logged in from, with the time of the last success (the MQTT pre-login gate's reserve). */
+  private readonly knownAddresses: LRUCache<string, number>
   private readonly windowMs: number
   private readonly knownMs: number
   private readonly now: () => number
@@ -72,6 +74,7 @@ export class LoginThrottle {
     this.now = opts.now ?? Date.now
     this.counters = new LRUCache({ max: opts.maxKeys ?? 100_000 })
     this.known = new LRUCache({ max: opts.maxKeys ?? 100_000 })
+    this.knownAddresses = new LRUCache({ max: opts.maxKeys ?? 100_000 })
   }
 
   /**
@@ -119,7 +122,14 @@ export class LoginThrottle {
     return at !== undefined && this.now() - at < this.knownMs
   }
 
+  /** Whether any account logged in from this address (and not too long ago). */
+  isKnownAddress(address: string): boolean {
+    const at = this.knownAddresses.get(address)
+    return at !== undefined && this.now() - at < this.knownMs
+  }
+
   private remember(account: string, address: string): void {
+    this.knownAddresses.set(address, this.now())
     let m = this.known.get(account)
     if (!m) this.known.set(account, m = new Map())
     m.delete(address) // re-inserted last: the map's order is least recently used first

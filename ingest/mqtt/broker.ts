@@ -314,7 +314,8 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const listeners = await startListeners(broker.handle, {
     ...deps.listen, maxPacketBytes,
     guard: {
-      gate: new PreAuthGate(deps.preAuth),
+      // Addresses a device logged in from keep slots strangers cannot take (pre-auth.ts).
+      gate: new PreAuthGate({ ...deps.preAuth, isKnown: (address) => throttle.isKnownAddress(address) }),
       preAuthLimit: deps.preAuth?.packetBytes,
       onPreAuthRefused: (why, address) => {
         counters.add(why === 'preauth_timeout' ? 'connections_preauth_timeout' : 'connections_preauth_refused')

@@ -75,3 +75,16 @@ t.test('known addresses are bounded per account and forgotten after knownMs', as
   now = 10_000
   t.notOk(th.isKnown('u', 'c'), 'forgotten')
 })
+
+t.test('an address any account logged in from is known to the pre-login gate; a failure makes none known', async (t) => {
+  let now = 0
+  const th = new LoginThrottle({ knownMs: 10_000, now: () => now })
+  const failed = th.begin('10.0.0.9', 'gw')
+  t.ok(failed.admitted)
+  t.notOk(th.isKnownAddress('10.0.0.9'), 'an attempt that never succeeded')
+  const a = th.begin('10.0.0.1', 'gw')
+  if (a.admitted) a.attempt.succeeded()
+  t.ok(th.isKnownAddress('10.0.0.1'), 'after a success, whatever the account')
+  now += 10_000
+  t.notOk(th.isKnownAddress('10.0.0.1'), 'forgotten after knownMs')
+})

@@ -4,6 +4,7 @@
 import t from 'tap'
 import { once } from 'node:events'
 import { connect as tlsConnect, type ConnectionOptions, type TLSSocket } from 'node:tls'
+import type { IClientOptions } from 'mqtt'
 import { livePlatform } from '../helpers/live-platform.ts'
 import { waitFor } from '../helpers/wait.ts'
 
@@ -96,6 +97,29 @@ t.test('connections not logged in are bounded in number, per address and in tota
   await waitFor(async () => live.connect(dev).then(() => true, () => false), { what: 'the device to connect once the idle connections are gone', timeoutMs: 20_000 })
   t.pass('slots are given back when the strangers leave')
   t.ok(await live.connect(dev, { via: 'ws' }), 'and a logged-in connection holds none: the next one gets in too')
+})
+
+t.test('strangers filling the pre-login gate do not keep a gateway out of an address it logged in from', async (t) => {
+  // A login flood holds a slot per guess while its refusal waits 0.5 s: 1,000 guesses a second
+  // filled the 500 slots and closed the real device's connections as they arrived
+  // (bench:login-flood). Addresses an account logged in from have slots of their own.
+  const live = await livePlatform(t, { LINTEL_MQTT_PREAUTH_MAX: '3', LINTEL_MQTT_PREAUTH_PER_ADDRESS: '50' })
+  const pid = await live.project('Reserve')
+  const gw = await live.account(pid, 'reserve-gw', 'write')
+  const from = (localAddress: string) => ({ localAddress }) as IClientOptions
+  await (await live.connect(gw, from('127.0.0.1'))).endAsync()
+  const tls = live.platform.broker.ports.tls
+  const refused = () => live.platform.broker.metrics().connections_preauth_refused
+  const strangers = [await rawTls(live, tls, '127.0.0.2'), await rawTls(live, tls, '127.0.0.3'), await rawTls(live, tls, '127.0.0.4')]
+  const extra = await rawTls(live, tls, '127.0.0.5')
+  await waitFor(() => refused() === 1, { what: 'a fourth stranger to be refused: the gate is full' })
+  await extra.gone
+  t.ok(await live.connect(gw, from('127.0.0.1')), 'the gateway connects from its known address while strangers fill the gate')
+  t.ok(await live.connect(gw, { ...from('127.0.0.1'), via: 'ws' }), 'over WebSockets too')
+  await t.rejects(live.connect(gw, from('127.0.0.9')), 'from an address no account logged in from, it waits like any stranger')
+  t.equal(refused(), 2)
+  t.ok(strangers.every((s) => !s.destroyed), 'the strangers keep their slots')
+  for (const s of strangers) s.destroy()
 })
 
 t.test('a connection must log in within the pre-login time limit', async (t) => {

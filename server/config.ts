@@ -81,6 +81,8 @@ export interface Config {
   uploads: UploadLimits
   /** Bounds of alerts and their notifications (server/alerts-config.ts). */
   alertLimits: AlertLimits
+  /** Analysis results kept per instance, oldest dropped first (LINTEL_ANALYSIS_MAX_RESULTS, default 1,000). */
+  analysisMaxResults: number
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
@@ -126,6 +128,7 @@ export function loadConfig(env: Source = process.env): Config {
     webhookAllow: [],
     uploads: readUploadLimits(int),
     alertLimits: readAlertLimits(int),
+    analysisMaxResults: int('LINTEL_ANALYSIS_MAX_RESULTS', 1000, 1, 1_000_000),
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024, preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }

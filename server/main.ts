@@ -171,7 +171,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
 
   // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
   // workers share it through the catalog's ledger: each week runs once).
-  const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, log: logger.child({ component: 'analytics' }) })
+  const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, maxResults: config.analysisMaxResults, log: logger.child({ component: 'analytics' }) })
   projectRuntimes.register('analytics', analytics)
   if (roles.has('worker')) {
     analytics.start()

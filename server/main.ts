@@ -166,7 +166,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy, maxOutboxPerCompany: config.alertLimits.outboxPerCompany })
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy, maxOutboxPerCompany: config.alertLimits.outboxPerCompany, notifyIntervalMs: config.alertLimits.notifyIntervalMs })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   // Analysis instances: manual runs in the API; the weekly schedule in the worker (several

@@ -52,6 +52,8 @@ export interface Config {
   ingestBodyLimit: number
   /** Largest CSV upload, bytes. */
   uploadLimit: number
+  /** Time limits of HTTP requests, ms (api/request-time-limits.ts): headers (LINTEL_HTTP_HEADERS_TIMEOUT_S, 10 s), a body read whole (LINTEL_HTTP_BODY_TIMEOUT_S, 60 s, 0 off). */
+  httpTimeouts: { headersMs: number; bodyMs: number }
   /** Whether new projects may use virtual datapoints. */
   vdpDefaultEnabled: boolean
   /** How far behind its pin's newest observation a late or corrected input still recomputes a virtual datapoint, seconds (0: never). */
@@ -123,6 +125,7 @@ export function loadConfig(env: Source = process.env): Config {
     setpointTimeoutMs: int('LINTEL_SETPOINT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
+    httpTimeouts: { headersMs: int('LINTEL_HTTP_HEADERS_TIMEOUT_S', 10, 1, 3600) * 1000, bodyMs: int('LINTEL_HTTP_BODY_TIMEOUT_S', 60, 0, 86_400) * 1000 },
     vdpDefaultEnabled: true,
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],

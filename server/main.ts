@@ -241,6 +241,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     app = await buildApp({
       catalog, store, ingest, logger, spoolDir, library, analytics,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
+      headersTimeoutMs: config.httpTimeouts.headersMs, bodyTimeoutMs: config.httpTimeouts.bodyMs, importMinRate: config.uploads,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
       onProjectDeleted: (projectId) => resolver.forgetProject(projectId),

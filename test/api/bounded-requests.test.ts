@@ -198,6 +198,9 @@ t.test('slow requests: headers never finished are cut, a slow JSON body answers 
   clearInterval(drip)
   t.ok(lorisMs >= 900, `not before the limit (${Math.round(lorisMs)} ms)`)
   t.match(loris.answer(), /^HTTP\/1\.1 408 /, 'Node answers 408 Request Timeout')
+  // A connection that sends nothing at all is closed by the same limit.
+  const silent = await rawConnection(address)
+  t.ok(await settleWithin(silent.closed, { what: 'the server to close a connection that sends nothing', timeoutMs: 10_000 }) >= 900, 'a silent connection is closed, not before the limit')
 
   // A JSON body that declares 100 bytes and sends 10.
   const slow = await rawConnection(address)

@@ -96,7 +96,8 @@ export class AlertRuntime implements ProjectRuntime {
   }
 
   metrics() {
-    return { ...this.counters, running: this.running.size, notifications: this.deps.notifier?.metrics() }
+    // notifications_held: events waiting in a rate window for their coalesced notification (debounce.ts).
+    return { ...this.counters, running: this.running.size, notifications: this.deps.notifier?.metrics(), notifications_held: this.debounce.heldCount() }
   }
 
   /** The notification target of an alert (the notifier asks; undefined once the alert is deleted). */

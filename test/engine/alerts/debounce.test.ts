@@ -44,6 +44,7 @@ t.test('20,000 observations crossing a threshold: every event recorded, two noti
   await waitFor(() => rec.seen.length === 1, { what: 'the first notification, at once' })
   t.same(rec.seen[0].notification.coalesced, undefined, 'the first one is an ordinary notification')
   t.equal(await s.catalog.alerts.outboxCount(), 0, 'the held events are not in the outbox: the company\'s bound is not filled')
+  t.equal(s.alerts.metrics().notifications_held, 19_999, 'they wait for the window\'s notification')
   // Company B's alert in the same window is notified on its own, at once.
   await s.store.append([{ series: quiet.series, time: T0, value: 12 }])
   await s.alerts.settled()
@@ -54,6 +55,7 @@ t.test('20,000 observations crossing a threshold: every event recorded, two noti
   await waitFor(() => rec.seen.filter((n) => n.alert_id === flood.alert.id).length === 2, { what: 'the coalesced notification' })
   const last = rec.seen.filter((n) => n.alert_id === flood.alert.id)[1].notification
   const newest = (await s.catalog.alerts.events(flood.alert.id, { limit: 1 }))[0]
+  t.equal(s.alerts.metrics().notifications_held, 0)
   t.same([last.type, last.event.id, last.event.value, last.coalesced], ['alert.reset', newest.id, 9, 19_999])
   // Nothing else is pending: 20,000 events, 2 notifications.
   await clock.settle(600_000_000)

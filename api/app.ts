@@ -19,6 +19,8 @@ import { LoginThrottle, type LoginThrottleOptions } from '../catalog/login-throt
 import { ExistsProbeLimit, type ExistsProbeOptions } from './exists-probe-limit.ts'
 import { frameworkError, installErrorHandling } from './error-handler.ts'
 import { documentRoute, swaggerOptions } from './openapi.ts'
+import { headersLimit, installBodyTimeLimit, type MinRate } from './request-time-limits.ts'
+import { DEFAULT_UPLOAD_LIMITS } from '../engine/blobs/upload-gate.ts'
 import { authRoutes } from './routes/auth.ts'
 import { companyRoutes } from './routes/company.ts'
 import { companyRoleRoutes } from './routes/company-roles.ts'
@@ -57,6 +59,12 @@ export interface AppDeps {
   ingestBodyLimit?: number
   /** Largest CSV upload, bytes. */
   uploadLimit?: number
+  /** Time to send a request's headers, ms (LINTEL_HTTP_HEADERS_TIMEOUT_S; default 10 s); api/request-time-limits.ts. */
+  headersTimeoutMs?: number
+  /** Time to send a body the API reads whole, ms after the headers (LINTEL_HTTP_BODY_TIMEOUT_S; default 60 s, 0 off). */
+  bodyTimeoutMs?: number
+  /** Slowest CSV import body (LINTEL_UPLOAD_MIN_RATE_KB over LINTEL_UPLOAD_RATE_WINDOW_S; default 16 KiB/s over 30 s). */
+  importMinRate?: MinRate
   /** Where aborting imports spool the upload (default: the OS temporary directory). */
   spoolDir?: string
   /** Called when an MQTT account is deleted or its credentials change: end its connections. */
@@ -104,6 +112,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     schemaController: undefined,
     // Bad URLs and over-long path parameters answer the failure envelope (400), not Fastify's own body.
     frameworkErrors: frameworkError,
+    // Slow headers are cut by Node (408, connection closed), slow bodies by installBodyTimeLimit.
+    http: headersLimit(deps.headersTimeoutMs),
   } as FastifyServerOptions)
   const coercing = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, strict: false })
   const strict = new Ajv({ coerceTypes: false, useDefaults: true, allErrors: false, strict: false })
@@ -120,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       throw new UnsupportedMediaTypeError(`Content-Encoding '${coding.slice(0, 40)}' is not supported: send the body uncompressed`)
     }
   })
+  installBodyTimeLimit(app, deps.bodyTimeoutMs)
   app.addContentTypeParser('application/json', { parseAs: 'string' }, async (req: FastifyRequest, body: string | Buffer) => {
     const text = body as string
     if (text === '') return {}
@@ -176,7 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const analytics = deps.analytics ?? new AnalyticsService({ catalog: deps.catalog, store: deps.store, library })
   await app.register(analyticsRoutes, { ...ctx, library, analytics })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
-  await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir })
+  await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir, minRate: deps.importMinRate ?? DEFAULT_UPLOAD_LIMITS })
   if (documents) {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })

@@ -82,7 +82,8 @@ export function errorStatuses(no: number, schema: Record<string, unknown>): numb
   const out = new Set<number>([401, 429, 500])
   // Every POST/PUT parses a body (an empty one is accepted), so a malformed one is a 400.
   if (takesBody || schema.params || schema.querystring || x.scope === 'Project') out.add(400)
-  if (takesBody) { out.add(413); out.add(415) }
+  // 408: a body slower than LINTEL_HTTP_BODY_TIMEOUT_S (api/request-time-limits.ts).
+  if (takesBody) { out.add(408); out.add(413); out.add(415) }
   if (x.scope !== 'User') out.add(403)
   if (x.scope === 'Project' || /\{(?!project_id)\w+\}/.test(x.path)) out.add(404)
   for (const s of EXTRA[no] ?? []) out.add(s)

@@ -44,7 +44,7 @@ async function site(): Promise<{ server: Server; pid: number; stop: () => Promis
   await cli(dataDir, ['project', 'setpoints', '--id', String(pid), '--enable'])
   const project = await api(server, 'GET', `/v2/project/${pid}`)
   const prefix = `${project.load_balancing_group ?? 'lintel'}/${project.project_handle ?? `p${pid}`}`
-  await api(server, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'edge', password: 'edge-password', rights: 'write', validity: 7200 })
+  await api(server, 'POST', `/v2/project/${pid}/mqttuser`, { username: 'edge', password: 'edge-password', rights: 'write', validity: 7200, edge: true })
   const edge = spawn(process.execPath, ['--import', 'tsx', 'edge/main.ts', '--url', `mqtts://127.0.0.1:${server.mqtt.tls}`, '--ca', server.caFile,
     '--project', prefix, '--account', 'edge', '--points', String(POINTS)], { env: { ...process.env, LINTEL_EDGE_PASSWORD: 'edge-password' }, stdio: ['ignore', 'pipe', 'inherit'] })
   await new Promise<void>((resolve, reject) => {

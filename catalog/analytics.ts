@@ -67,6 +67,17 @@ export const STALE_WEEKS = 'SELECT instance_id, week_start FROM analysis_weeks W
 export const WEEKS = 'SELECT week_start, status_code, claimed_by, result_id FROM analysis_weeks WHERE instance_id = ? ORDER BY week_start'
 export const INSERT_RESULT = `INSERT INTO analysis_results (result_id, instance_id, start_us, end_us, status, trigger, signal_color, texts, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+/**
+ * Results kept per instance (issue 29 item 2; LINTEL_ANALYSIS_MAX_RESULTS): storing one more
+ * drops the oldest beyond the bound, in the same transaction, so a script of manual runs
+ * cannot fill the catalog. 1,000 is about 19 years of weekly results.
+ */
+export const DEFAULT_RESULTS_PER_INSTANCE = 1000
+/** Deletes the results of an instance (?) beyond the newest (?) it keeps; ids grow with time. */
+export const PRUNE_RESULTS = `DELETE FROM analysis_results WHERE instance_id = ? AND id <= (
+  SELECT id FROM analysis_results WHERE instance_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`
+/** PRUNE_RESULTS's values. */
+export const pruneValues = (instanceId: number, keep = DEFAULT_RESULTS_PER_INSTANCE) => [instanceId, instanceId, keep]
 /** INSERT_RESULT's values of a new result. */
 export const resultValues = (instanceId: number, r: NewResult, now: number) =>
   [randomUUID(), instanceId, r.start, r.end, r.status, r.trigger, r.signal_color, JSON.stringify(r.texts), now]

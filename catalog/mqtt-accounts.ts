@@ -30,6 +30,9 @@ export interface MqttAccountRow {
   description: string
   /** Milliseconds since the epoch; null = no expiry (operator-issued). */
   valid_until: number | null
+  /** 1 when the project designates the account as its edge agent: only such accounts may
+   *  answer setpoints (SPTACK; issue 29 item 3). 0 or 1, as every flag of both adapters. */
+  edge: number
 }
 
 /** An account with what the broker needs to know about it. */
@@ -41,6 +44,8 @@ export interface MqttAccountWithReach extends MqttAccountRow {
 
 export interface MqttAccountInput {
   username: string; password: string; rights?: MqttRights; description?: string; validUntil: number | null
+  /** Designated edge agent (default false). */
+  edge?: boolean
   /** Default: the full reach (operator-issued accounts). */
   reach?: MqttReach
 }
@@ -67,6 +72,9 @@ export function assertUsername(username: string): void {
   const c = controlCharacterIn(username)
   if (c) throw new InvalidInputError(`Refused: the MQTT username ${quoteIdentifier(username)} contains the control character ${c}`)
 }
+
+/** The fields an update may change (both adapters). */
+export interface MqttAccountChange { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach; edge?: boolean }
 
 /** The 409 of an MQTT username in use (both adapters). */
 export const usernameTaken = (username: string) => new ConflictError(`An MQTT account with username '${username}' already exists`)

@@ -32,7 +32,7 @@ import type { TooLargeError } from '../core/errors.ts'
 import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
 import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, SetpointSettings, WriteBounds } from './setpoints.ts'
 import type { EntityType } from './entity-tags.ts'
-import type { MqttAccountInput, MqttAccountRow, MqttAccountWithReach, MqttReach, MqttRights } from './mqtt-accounts.ts'
+import type { MqttAccountChange, MqttAccountInput, MqttAccountRow, MqttAccountWithReach } from './mqtt-accounts.ts'
 import type { RoleInput } from './roles.ts'
 import type { IssuedToken } from './tokens.ts'
 import type { Company, Datapoint, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from './types.ts'
@@ -136,7 +136,9 @@ export interface MqttAccountsPort {
   get(projectId: number, id: number): Promise<MqttAccountRow>
   list(projectId: number): Promise<MqttAccountRow[]>
   findValid(username: string): Promise<MqttAccountWithReach | undefined>
-  update(projectId: number, id: number, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach }): Promise<MqttAccountRow>
+  update(projectId: number, id: number, f: MqttAccountChange): Promise<MqttAccountRow>
+  /** Designates (or no longer) an account by username as an edge agent; false when there is none (operator tool). */
+  setEdge(username: string, edge: boolean): Promise<boolean>
   delete(projectId: number, id: number): Promise<MqttAccountRow>
   deleteByUsername(username: string): Promise<boolean>
   removeExpired(): Promise<string[]>
@@ -275,7 +277,8 @@ export interface AnalyticsPort {
   instancesOfProject(projectId: number): Promise<AnalysisInstance[]>
   updateInstance(id: number, f: { name?: string; description?: string; enabled?: boolean; weeks_from?: number }): Promise<AnalysisInstance>
   removeInstance(id: number): Promise<void>
-  addResult(instanceId: number, r: NewResult): Promise<AnalysisResult>
+  /** Stores a result; the instance keeps its newest `keep` (default DEFAULT_RESULTS_PER_INSTANCE), older ones are dropped. */
+  addResult(instanceId: number, r: NewResult, keep?: number): Promise<AnalysisResult>
   findResult(instanceId: number, resultId: string): Promise<AnalysisResult | undefined>
   results(instanceId: number): Promise<AnalysisResult[]>
   latestResults(projectId: number): Promise<AnalysisResult[]>
@@ -284,7 +287,7 @@ export interface AnalyticsPort {
   /** One transaction: a new ledger row, or the takeover of a stale claim; false if another holds or ran it. */
   claimWeek(instanceId: number, weekStart: number, worker: string, running: number, staleBefore: number): Promise<boolean>
   /** One transaction: the result and the week's code, only while `worker` holds the claim. */
-  completeWeek(instanceId: number, weekStart: number, worker: string, running: number, code: number, result: NewResult): Promise<AnalysisResult | undefined>
+  completeWeek(instanceId: number, weekStart: number, worker: string, running: number, code: number, result: NewResult, keep?: number): Promise<AnalysisResult | undefined>
   weeks(instanceId: number): Promise<{ week_start: number; status_code: number; claimed_by: string; result_id: string | null }[]>
 }
 

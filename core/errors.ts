@@ -31,7 +31,7 @@ export const ERROR_CATALOGUE = {
   TRANSITION_REFUSED: { status: 409, condition: "The resource's state does not allow the change (its lifecycle table)" },
   REPLAY_BUSY: { status: 409, condition: 'A replay of the virtual datapoint is under way' },
   // 408
-  REQUEST_TIMEOUT: { status: 408, condition: 'The request body arrived slower than the minimum rate; nothing of it was stored' },
+  REQUEST_TIMEOUT: { status: 408, condition: 'The request body arrived too slowly (a document upload below its minimum rate, another body not complete within LINTEL_HTTP_BODY_TIMEOUT_S); nothing of it was stored' },
   // 413
   TOO_LARGE: { status: 413, condition: 'Over a quota or a size limit' },
   BODY_TOO_LARGE: { status: 413, condition: 'The request body is larger than the route accepts' },

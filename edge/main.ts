@@ -4,7 +4,9 @@
 //   --url mqtts://HOST:8884   the platform's broker (TLS)
 //   --ca FILE                 CA file of the broker's certificate (the platform prints it)
 //   --project GROUP/HANDLE    the project's topic prefix (`lintel project list` shows it)
-//   --account USERNAME        a broker account of the project with write rights
+//   --account USERNAME        a broker account of the project with write rights, designated as its
+//                             edge agent (`lintel mqtt create ... --edge`, or `"edge": true` over
+//                             HTTP): the platform takes setpoint answers (SPTACK) only from such accounts
 //   --points N                simulated points sim-1 .. sim-N (default 10) ...
 //   --point ID                ... and/or named points (repeatable)
 //   --relinquish-default V    their relinquish default (default 20)

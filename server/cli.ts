@@ -46,8 +46,12 @@ const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LIN
       dropped and counted). 'default' returns the project to the default quota.
   quota default [--datapoints N]
       Shows, or sets, the quota of projects without their own (initially ${DEFAULT_MAX_DATAPOINTS}).
-  mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT]
+  mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT] [--edge]
       A broker account WITHOUT expiry (operator-issued; the HTTP API only makes short-lived ones).
+      --edge designates it as the project's edge agent (write rights): only edge accounts may
+      answer setpoints (SPTACK); answers of other accounts are dropped.
+  mqtt edge --username NAME --enable | --disable
+      Designates an existing account as an edge agent, or no longer; applies to its next answer.
   mqtt delete --username NAME
   metrics
       Counters of the whole running server (MQTT broker, ingest queue), from the snapshot it
@@ -70,6 +74,7 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       enable: { type: 'boolean' }, disable: { type: 'boolean' }, datapoints: { type: 'string' },
       init: { type: 'boolean' }, from: { type: 'string' }, 'max-priority': { type: 'string' },
       'file-size': { type: 'string' }, files: { type: 'string' }, space: { type: 'string' },
+      edge: { type: 'boolean' },
     },
   })
   const command = positionals.join(' ')
@@ -205,11 +210,20 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         await catalog.projects.get(projectId)
         const rights = values.rights ?? 'read'
         if (rights !== 'read' && rights !== 'write') throw new UsageError(`--rights must be read or write, got '${rights}'`)
+        if (values.edge && rights !== 'write') throw new UsageError('--edge needs --rights write: an edge agent publishes its answers')
         const pw = password(values.password)
-        const a = await catalog.mqttAccounts.create(projectId, { username: need('username'), password: pw.value, rights, description: values.description, validUntil: null })
+        const a = await catalog.mqttAccounts.create(projectId, { username: need('username'), password: pw.value, rights, description: values.description, validUntil: null, edge: values.edge === true })
         const s = await catalog.projects.settings(projectId)
-        out(`created MQTT account ${a.id} '${a.username}' (${a.rights}, no expiry) for ${s.load_balancing_group}/${s.project_handle}/#\n`)
+        out(`created MQTT account ${a.id} '${a.username}' (${a.rights}${a.edge ? ', edge agent' : ''}, no expiry) for ${s.load_balancing_group}/${s.project_handle}/#\n`)
         if (pw.generated) out(`generated password (shown once): ${pw.value}\n`)
+        return 0
+      }
+      case 'mqtt edge': {
+        if (values.enable === values.disable) throw new UsageError("'mqtt edge' needs exactly one of --enable or --disable")
+        const username = need('username')
+        if (values.enable && (await catalog.mqttAccounts.findValid(username))?.rights === 'read') throw new UsageError(`MQTT account '${username}' has read rights only: an edge agent needs write rights`)
+        if (!await catalog.mqttAccounts.setEdge(username, values.enable === true)) throw new UsageError(`no MQTT account '${username}'`)
+        out(`MQTT account '${username}' ${values.enable ? 'is now' : 'is no longer'} an edge agent: its setpoint answers ${values.enable ? 'count' : 'are dropped'}\n`)
         return 0
       }
       case 'mqtt delete':

@@ -52,6 +52,8 @@ export interface Config {
   ingestBodyLimit: number
   /** Largest CSV upload, bytes. */
   uploadLimit: number
+  /** Time limits of HTTP requests, ms (api/request-time-limits.ts): headers (LINTEL_HTTP_HEADERS_TIMEOUT_S, 10 s), a body read whole (LINTEL_HTTP_BODY_TIMEOUT_S, 60 s, 0 off). */
+  httpTimeouts: { headersMs: number; bodyMs: number }
   /** Whether new projects may use virtual datapoints. */
   vdpDefaultEnabled: boolean
   /** How far behind its pin's newest observation a late or corrected input still recomputes a virtual datapoint, seconds (0: never). */
@@ -81,6 +83,8 @@ export interface Config {
   uploads: UploadLimits
   /** Bounds of alerts and their notifications (server/alerts-config.ts). */
   alertLimits: AlertLimits
+  /** Analysis results kept per instance, oldest dropped first (LINTEL_ANALYSIS_MAX_RESULTS, default 1,000). */
+  analysisMaxResults: number
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
   componentsDir?: string
   /** First start of an empty installation: the operator's first company and its admin. */
@@ -121,11 +125,13 @@ export function loadConfig(env: Source = process.env): Config {
     setpointTimeoutMs: int('LINTEL_SETPOINT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
+    httpTimeouts: { headersMs: int('LINTEL_HTTP_HEADERS_TIMEOUT_S', 10, 1, 3600) * 1000, bodyMs: int('LINTEL_HTTP_BODY_TIMEOUT_S', 60, 0, 86_400) * 1000 },
     vdpDefaultEnabled: true,
     vdpLatenessSeconds: int('LINTEL_VDP_LATENESS', 3600, 0, 366 * 86400),
     webhookAllow: [],
     uploads: readUploadLimits(int),
     alertLimits: readAlertLimits(int),
+    analysisMaxResults: int('LINTEL_ANALYSIS_MAX_RESULTS', 1000, 1, 1_000_000),
     mqtt: { tlsPort: 8884, wsPort: 9001, maxPacketBytes: 1024 * 1024, preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     roles: new Set(ROLES), store: 'embedded', log: 'memory', nodeId: '', questdbTable: 'obs', kafkaTopic: 'lintel.observations',
   }

@@ -166,12 +166,12 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const projectRuntimes = new ProjectRuntimes()
   if (vdpRuntime) projectRuntimes.register('virtual datapoints', vdpRuntime)
   const webhookPolicy = new WebhookAddressPolicy(config.webhookAllow)
-  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy, maxOutboxPerCompany: config.alertLimits.outboxPerCompany })
+  const alerts = vdpRuntime && openAlerts({ catalog, store: path.reads, bus, log: logger.child({ component: 'alerts' }), owns, webhookPolicy, maxOutboxPerCompany: config.alertLimits.outboxPerCompany, notifyIntervalMs: config.alertLimits.notifyIntervalMs })
   if (alerts) projectRuntimes.register('alerts', alerts)
 
   // Analysis instances: manual runs in the API; the weekly schedule in the worker (several
   // workers share it through the catalog's ledger: each week runs once).
-  const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, log: logger.child({ component: 'analytics' }) })
+  const analytics = new AnalyticsService({ catalog, store: path.reads, library, worker: config.nodeId || `worker-${process.pid}`, maxResults: config.analysisMaxResults, log: logger.child({ component: 'analytics' }) })
   projectRuntimes.register('analytics', analytics)
   if (roles.has('worker')) {
     analytics.start()
@@ -241,6 +241,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     app = await buildApp({
       catalog, store, ingest, logger, spoolDir, library, analytics,
       tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
+      headersTimeoutMs: config.httpTimeouts.headersMs, bodyTimeoutMs: config.httpTimeouts.bodyMs, importMinRate: config.uploads,
       onMqttAccountRevoked: (username) => broker?.revoke(username),
       onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
       onProjectDeleted: (projectId) => resolver.forgetProject(projectId),

@@ -6,7 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import multipart from '@fastify/multipart'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { InvalidInputError, TooLargeError } from '../../core/errors.ts'
+import { InvalidInputError, RequestTimeoutError, TooLargeError } from '../../core/errors.ts'
 import { importAbort, importContinue } from '../../ingest/csv-import-job.ts'
 import { ImportWriter } from '../../ingest/import-writer.ts'
 import type { RouteContext } from '../route-context.ts'
@@ -15,6 +15,7 @@ import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
 import { multipartInputError, oneFile } from '../multipart-input.ts'
+import { slowUploadGuard, type MinRate } from '../request-time-limits.ts'
 
 const ImportResult = Type.Object({
   total_lines_success: Type.Integer(),
@@ -24,7 +25,7 @@ const ImportResult = Type.Object({
   project_id: Type.Integer(),
 })
 
-export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: number; spoolDir?: string }> = async (base, ctx) => {
+export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: number; spoolDir?: string; minRate: MinRate }> = async (base, ctx) => {
   await base.register(multipart, { limits: { fileSize: ctx.uploadLimit, files: 1, fields: 10, parts: 12 } })
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const access = new DatapointAccess(ctx.catalog)
@@ -41,8 +42,19 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
     // The form ends after the file: a second file is refused before the last batch is stored
     // (a file of up to 50,000 rows stores nothing; on_error=abort never stores before the end).
     const file = part.file
+    // A body slower than the uploads' minimum rate is cut with 408 (issue 29); the rest of it
+    // is not read, so the answer closes the connection.
+    const { minBytesPerSecond, rateWindowMs } = ctx.minRate
+    const guard = slowUploadGuard(ctx.minRate, (got) => {
+      reply.header('connection', 'close')
+      file.destroy(new RequestTimeoutError(`Upload too slow: ${got} bytes arrived in the last ${rateWindowMs / 1000} s, at least ${minBytesPerSecond} bytes per second are needed (LINTEL_UPLOAD_MIN_RATE_KB); the import stopped there (with on_error=abort nothing was stored)`))
+    })
     async function* input(): AsyncGenerator<Buffer> {
-      yield* file
+      try {
+        for await (const chunk of file) { guard.counted(chunk.length); yield chunk as Buffer }
+      } finally {
+        guard.cancel()
+      }
       await rest()
     }
     const canWrite = access.test(req, endpointNo, 'write')

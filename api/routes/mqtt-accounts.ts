@@ -11,10 +11,14 @@
 // account one who holds 52: otherwise 403, since the account could do nothing.
 // Operator-issued accounts (no expiry) are the operator's: they cannot be changed or deleted
 // over HTTP (403).
+// `edge` (an extension of the spec's account, default false; issue 29 item 3): the project
+// designates the account as its edge agent, the only kind whose setpoint answers (SPTACK)
+// the broker accepts. Designating one needs write rights and a caller who holds the setpoint
+// endpoint (141) in the project: its answers complete that endpoint's writes.
 import type { FastifyPluginAsync } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { ForbiddenError } from '../../core/errors.ts'
+import { ForbiddenError, InvalidInputError } from '../../core/errors.ts'
 import type { MqttAccountRow, MqttReach, MqttRights } from '../../catalog/mqtt-accounts.ts'
 import type { ProjectSettings } from '../../catalog/types.ts'
 import type { RouteContext } from '../route-context.ts'
@@ -36,7 +40,9 @@ const Account = Type.Object({
   rights: Rights,
   topics: Type.Array(Type.Object({ id: Type.Integer(), rights: Rights, topic: Type.String() })),
   valid_until: Type.Union([Type.String(), Type.Null()]),
+  edge: Type.Boolean({ description: 'designated edge agent: only such accounts may answer setpoints (SPTACK); an extension of the spec' }),
 })
+const Edge = Type.Boolean({ description: 'designate the account as the project\'s edge agent (needs write rights and endpoint 141 in the project); default false' })
 const AccountParams = Type.Object({ project_id: Id, mqttuser_id: Id })
 
 /** The account as the API shows it: the topic filter it may use, never the password hash. */
@@ -45,6 +51,7 @@ export function accountView(a: MqttAccountRow, p: ProjectSettings) {
     id: a.id, username: a.username, description: a.description, rights: a.rights,
     topics: [{ id: 1, rights: a.rights, topic: `${p.load_balancing_group}/${p.project_handle}/#` }],
     valid_until: a.valid_until === null ? null : new Date(a.valid_until).toISOString(),
+    edge: a.edge === 1,
   }
 }
 
@@ -61,6 +68,17 @@ export function creatorReach(perms: Permissions, projectId: number, rights: Mqtt
     throw new ForbiddenError(`Cannot give an MQTT account ${rights} rights: you do not hold endpoint ${x.number} - ${x.method} ${x.path} in this project, and an account gets only its creator's reach`)
   }
   return rights === 'write' ? reach : { write: { all: false, auths: [] }, read: reach.read }
+}
+
+const SETPOINT = 141
+
+/** Refuses designating an edge agent that could not answer, or by a caller who may not write setpoints. */
+export function assertMayDesignateEdge(perms: Permissions, projectId: number, rights: MqttRights): void {
+  if (rights !== 'write') throw new InvalidInputError('An edge account needs write rights: it publishes its setpoint answers')
+  if (!perms.allowsProject(SETPOINT, projectId)) {
+    const x = endpoint(SETPOINT)
+    throw new ForbiddenError(`Cannot designate an edge account: you do not hold endpoint ${x.number} - ${x.method} ${x.path} in this project, and an edge account's answers complete setpoint writes`)
+  }
 }
 
 function assertNotOperatorIssued(a: MqttAccountRow, action: string): void {
@@ -84,12 +102,14 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
         rights: Type.Optional(Rights),
         validity: Type.Optional(Validity),
         description: Type.Optional(Description),
+        edge: Type.Optional(Edge),
       }, { additionalProperties: false }),
       response: { 201: Envelope(Account) },
     },
     handler: async (req, reply) => {
       const { validity = DEFAULT_VALIDITY_S, ...rest } = req.body
       const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? 'read')
+      if (rest.edge) assertMayDesignateEdge(req.permissions, req.project.id, rest.rights ?? 'read')
       // Usernames are unique across the broker: "already exists" answers are budgeted per company (issue 29).
       const row = await ctx.auth.probes.guard(req.project.company_id, 'MQTT usernames', () => accounts.create(req.project.id, { ...rest, reach, validUntil: Date.now() + validity * 1000 }))
       return created(reply, await view(row, req.project.id))
@@ -102,6 +122,7 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
       params: AccountParams,
       body: Type.Object({
         password: Type.Optional(Password), rights: Type.Optional(Rights), validity: Type.Optional(Validity), description: Type.Optional(Description),
+        edge: Type.Optional(Edge),
       }, { additionalProperties: false }),
       response: { 201: Envelope(Account) },
     },
@@ -111,6 +132,8 @@ export const mqttAccountRoutes: FastifyPluginAsync<RouteContext & { onRevoked?: 
       assertNotOperatorIssued(cur, 'change')
       const before = (await accounts.findValid(cur.username))?.reach
       const reach = creatorReach(req.permissions, req.project.id, rest.rights ?? cur.rights)
+      // Keeping (or making) an edge account: checked against the rights it will have.
+      if (rest.edge ?? (cur.edge === 1)) assertMayDesignateEdge(req.permissions, req.project.id, rest.rights ?? cur.rights)
       const row = await accounts.update(req.project.id, req.params.mqttuser_id, {
         ...rest, reach, validUntil: validity === undefined ? undefined : Date.now() + validity * 1000,
       })

@@ -6,7 +6,7 @@
 // waits for the first's commit, then finds the row) and the completion locks the claim row.
 import { ConflictError, NotFoundError } from '../../core/errors.ts'
 import {
-  INSERT_RESULT, instanceExistsText, LATEST_RESULTS, resultValues, SCHEDULED, STALE_WEEKS, toInstance, toResult, WEEKS,
+  INSERT_RESULT, instanceExistsText, LATEST_RESULTS, PRUNE_RESULTS, pruneValues, resultValues, SCHEDULED, STALE_WEEKS, toInstance, toResult, WEEKS,
   type InstanceRow, type NewResult, type ResultRow, type ScheduledInstance, type StaleWeek,
 } from '../analytics.ts'
 import {
@@ -52,8 +52,11 @@ export function analytics(sql: Sql, now: () => number = Date.now): AnalyticsPort
     return row && toInstance(row)
   }
   const instance = async (id: number) => (await findInstance(id)) ?? Promise.reject(new NotFoundError(`Analysis instance ${id} not found`))
-  const addResult = async (q: Sql, instanceId: number, r: NewResult) =>
-    toResult((await q.one<ResultRow>(`${INSERT_RESULT} RETURNING *`, ...resultValues(instanceId, r, now())))!)
+  const addResult = async (q: Sql, instanceId: number, r: NewResult, keep?: number) => {
+    const row = (await q.one<ResultRow>(`${INSERT_RESULT} RETURNING *`, ...resultValues(instanceId, r, now())))!
+    await q.run(PRUNE_RESULTS, ...pruneValues(instanceId, keep))
+    return toResult(row)
+  }
   return {
     createInstance: async (projectId, i) => {
       const id = await sql.value<number>(`INSERT INTO analysis_instances (project_id, cip_id, function_id, name, description, enabled, weeks_from, created_at)
@@ -72,7 +75,7 @@ export function analytics(sql: Sql, now: () => number = Date.now): AnalyticsPort
       return instance(id)
     },
     removeInstance: async (id) => { await sql.run('DELETE FROM analysis_instances WHERE id = ?', id) },
-    addResult: (instanceId, r) => addResult(sql, instanceId, r),
+    addResult: (instanceId, r, keep) => sql.atomic((q) => addResult(q, instanceId, r, keep)),
     findResult: async (instanceId, resultId) => {
       const row = await sql.one<ResultRow>('SELECT * FROM analysis_results WHERE instance_id = ? AND result_id = ?', instanceId, resultId)
       return row && toResult(row)
@@ -88,10 +91,10 @@ export function analytics(sql: Sql, now: () => number = Date.now): AnalyticsPort
       return await q.run('UPDATE analysis_weeks SET claimed_by = ?, claimed_at = ? WHERE instance_id = ? AND week_start = ? AND status_code = ? AND claimed_at < ?',
         worker, at, instanceId, weekStart, running, staleBefore) === 1
     }),
-    completeWeek: (instanceId, weekStart, worker, running, code, result) => sql.atomic(async (q) => {
+    completeWeek: (instanceId, weekStart, worker, running, code, result, keep) => sql.atomic(async (q) => {
       // The row lock keeps a takeover from slipping in between the check and the write.
       if (!await q.one('SELECT 1 FROM analysis_weeks WHERE instance_id = ? AND week_start = ? AND claimed_by = ? AND status_code = ? FOR UPDATE', instanceId, weekStart, worker, running)) return undefined
-      const stored = await addResult(q, instanceId, result)
+      const stored = await addResult(q, instanceId, result, keep)
       await q.run('UPDATE analysis_weeks SET status_code = ?, result_id = ? WHERE instance_id = ? AND week_start = ?', code, stored.result_id, instanceId, weekStart)
       return stored
     }),

@@ -283,6 +283,8 @@ export const migrations: readonly string[] = [
   `,
   // 3: SQLite migration 12, the project time zone (IANA name) of calendar buckets (issue 14).
   `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
+  // 4: SQLite migration 13, the MQTT accounts designated as edge agents (issue 29 item 3).
+  `ALTER TABLE mqtt_accounts ADD COLUMN edge INTEGER NOT NULL DEFAULT 0;`,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { companyTaken } from '../companies.ts'
 import { hashId } from '../hash-id.ts'
-import { FULL_REACH, assertUsername, usernameTaken, withReach, type MqttAccountInput, type MqttAccountRow, type MqttReach, type MqttRights, type ReachRow } from '../mqtt-accounts.ts'
+import { FULL_REACH, assertUsername, usernameTaken, withReach, type MqttAccountChange, type MqttAccountInput, type MqttAccountRow, type MqttReach, type ReachRow } from '../mqtt-accounts.ts'
 import { hashPassword } from '../passwords.ts'
 import type { CompaniesPort, MqttAccountsPort, ProjectsPort, RolesPort, TokensPort, UsersPort } from '../port.ts'
 import { assertMqttSettings, assertTimeZone, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
@@ -257,8 +257,8 @@ export function mqttAccounts(sql: Sql, now: () => number = Date.now): MqttAccoun
       assertUsername(a.username)
       await removeExpired(q) // an expired account's username is free again
       if (await q.one('SELECT 1 FROM mqtt_accounts WHERE username = ?', a.username)) throw usernameTaken(a.username)
-      const id = (await q.value<number>('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
-        projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil))!
+      const id = (await q.value<number>('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until, edge) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
+        projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil, a.edge ? 1 : 0))!
       await putReach(q, id, a.reach ?? FULL_REACH)
       return get(q, projectId, id)
     }), { mqtt_accounts_username_key: () => usernameTaken(a.username) }),
@@ -269,11 +269,11 @@ export function mqttAccounts(sql: Sql, now: () => number = Date.now): MqttAccoun
         LEFT JOIN mqtt_account_reach r ON r.account_id = a.id WHERE a.username = ? AND (a.valid_until IS NULL OR a.valid_until > ?)`, username, now())
       return row && withReach(row)
     },
-    update: (projectId, id, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach }) => sql.atomic(async (q) => {
+    update: (projectId, id, f: MqttAccountChange) => sql.atomic(async (q) => {
       const cur = await get(q, projectId, id)
-      await q.run('UPDATE mqtt_accounts SET password_hash = ?, rights = ?, description = ?, valid_until = ? WHERE id = ?',
+      await q.run('UPDATE mqtt_accounts SET password_hash = ?, rights = ?, description = ?, valid_until = ?, edge = ? WHERE id = ?',
         f.password === undefined ? cur.password_hash : hashPassword(f.password), f.rights ?? cur.rights, f.description ?? cur.description,
-        f.validUntil === undefined ? cur.valid_until : f.validUntil, id)
+        f.validUntil === undefined ? cur.valid_until : f.validUntil, f.edge === undefined ? cur.edge : (f.edge ? 1 : 0), id)
       if (f.reach) await putReach(q, id, f.reach)
       return get(q, projectId, id)
     }),
@@ -282,6 +282,7 @@ export function mqttAccounts(sql: Sql, now: () => number = Date.now): MqttAccoun
       await sql.run('DELETE FROM mqtt_accounts WHERE id = ?', id)
       return row
     },
+    setEdge: async (username, edge) => (await sql.run('UPDATE mqtt_accounts SET edge = ? WHERE username = ?', edge ? 1 : 0, username)) > 0,
     deleteByUsername: async (username) => (await sql.run('DELETE FROM mqtt_accounts WHERE username = ?', username)) > 0,
     removeExpired: () => removeExpired(sql),
     validUntilById: async () => new Map((await sql.rows<{ id: number; valid_until: number | null }>(`SELECT id, valid_until FROM mqtt_accounts WHERE ${VALID}`, now()))

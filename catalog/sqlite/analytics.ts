@@ -2,7 +2,7 @@
 // pure rules stay in catalog/analytics.ts, below both adapters; the PostgreSQL twin is in catalog/postgres/.
 import { statements, type Db } from './db.ts'
 import { ConflictError, NotFoundError } from '../../core/errors.ts'
-import { type AnalysisInstance, type NewResult, type AnalysisResult, type ScheduledInstance, type StaleWeek, type InstanceRow, type ResultRow, toInstance, toResult, LATEST_RESULTS, SCHEDULED, STALE_WEEKS, WEEKS, INSERT_RESULT, resultValues, instanceExistsText } from '../analytics.ts'
+import { type AnalysisInstance, type NewResult, type AnalysisResult, type ScheduledInstance, type StaleWeek, type InstanceRow, type ResultRow, toInstance, toResult, LATEST_RESULTS, SCHEDULED, STALE_WEEKS, WEEKS, INSERT_RESULT, resultValues, PRUNE_RESULTS, pruneValues, instanceExistsText } from '../analytics.ts'
 
 export class Analytics {
   private readonly sql: ReturnType<typeof statements>
@@ -46,10 +46,13 @@ export class Analytics {
     this.sql('DELETE FROM analysis_instances WHERE id = ?').run(id)
   }
 
-  /** Stores a result under a new unique result_id. */
-  addResult(instanceId: number, r: NewResult): AnalysisResult {
-    const id = Number(this.sql(INSERT_RESULT).run(...resultValues(instanceId, r, this.now())).lastInsertRowid)
-    return toResult(this.sql('SELECT * FROM analysis_results WHERE id = ?').get(id) as ResultRow)
+  /** Stores a result under a new unique result_id; the instance keeps its newest `keep`. */
+  addResult(instanceId: number, r: NewResult, keep?: number): AnalysisResult {
+    return this.db.transaction(() => {
+      const id = Number(this.sql(INSERT_RESULT).run(...resultValues(instanceId, r, this.now())).lastInsertRowid)
+      this.sql(PRUNE_RESULTS).run(...pruneValues(instanceId, keep))
+      return toResult(this.sql('SELECT * FROM analysis_results WHERE id = ?').get(id) as ResultRow)
+    })()
   }
 
   findResult(instanceId: number, resultId: string): AnalysisResult | undefined {
@@ -96,11 +99,11 @@ export class Analytics {
    * Completes a claimed week with its result, in one transaction: stored only while `worker`
    * still holds the claim (undefined otherwise: a takeover happened and the other run counts).
    */
-  completeWeek(instanceId: number, weekStart: number, worker: string, running: number, code: number, result: NewResult): AnalysisResult | undefined {
+  completeWeek(instanceId: number, weekStart: number, worker: string, running: number, code: number, result: NewResult, keep?: number): AnalysisResult | undefined {
     return this.db.transaction(() => {
       const held = this.sql('SELECT 1 FROM analysis_weeks WHERE instance_id = ? AND week_start = ? AND claimed_by = ? AND status_code = ?').get(instanceId, weekStart, worker, running)
       if (!held) return undefined
-      const stored = this.addResult(instanceId, result)
+      const stored = this.addResult(instanceId, result, keep)
       this.sql('UPDATE analysis_weeks SET status_code = ?, result_id = ? WHERE instance_id = ? AND week_start = ?').run(code, stored.result_id, instanceId, weekStart)
       return stored
     }).immediate()

@@ -225,4 +225,7 @@ export const MIGRATIONS_5_ON: readonly Migration[] = [
   // 12: issue 14 item 4: the project time zone (IANA name) of calendar buckets; validated by
   // the catalog (luxon), default UTC.
   `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
+  // 13: issue 29 item 3: the MQTT accounts a project designates as its edge agents, the only
+  // ones whose setpoint answers (SPTACK) count. Existing accounts are not edge agents.
+  `ALTER TABLE mqtt_accounts ADD COLUMN edge INTEGER NOT NULL DEFAULT 0;`,
 ]

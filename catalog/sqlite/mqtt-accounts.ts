@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { statements, type Db } from './db.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { hashPassword } from '../passwords.ts'
-import { type MqttRights, type MqttReach, FULL_REACH, type MqttAccountRow, type MqttAccountWithReach, type MqttAccountInput, type ReachRow, withReach, assertUsername, usernameTaken } from '../mqtt-accounts.ts'
+import { type MqttAccountChange, FULL_REACH, type MqttAccountRow, type MqttAccountWithReach, type MqttAccountInput, type ReachRow, withReach, assertUsername, usernameTaken } from '../mqtt-accounts.ts'
 
 export class MqttAccounts {
   private readonly sql: ReturnType<typeof statements>
@@ -20,8 +20,8 @@ export class MqttAccounts {
       if (this.sql('SELECT 1 FROM mqtt_accounts WHERE username = ?').get(a.username)) {
         throw usernameTaken(a.username)
       }
-      const id = Number(this.sql('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil).lastInsertRowid)
+      const id = Number(this.sql('INSERT INTO mqtt_accounts (project_id, username, password_hash, rights, description, valid_until, edge) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(projectId, a.username, hashPassword(a.password), a.rights ?? 'read', a.description ?? '', a.validUntil, a.edge ? 1 : 0).lastInsertRowid)
       const reach = a.reach ?? FULL_REACH
       this.sql('INSERT INTO mqtt_account_reach (account_id, session_scope, write_filter, read_filter) VALUES (?, ?, ?, ?)')
         .run(id, randomBytes(12).toString('hex'), JSON.stringify(reach.write), JSON.stringify(reach.read))
@@ -47,13 +47,13 @@ export class MqttAccounts {
     return row && withReach(row)
   }
 
-  update(projectId: number, id: number, f: { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach }): MqttAccountRow {
+  update(projectId: number, id: number, f: MqttAccountChange): MqttAccountRow {
     return this.db.transaction(() => {
       const cur = this.get(projectId, id)
-      this.sql('UPDATE mqtt_accounts SET password_hash = ?, rights = ?, description = ?, valid_until = ? WHERE id = ?').run(
+      this.sql('UPDATE mqtt_accounts SET password_hash = ?, rights = ?, description = ?, valid_until = ?, edge = ? WHERE id = ?').run(
         f.password === undefined ? cur.password_hash : hashPassword(f.password),
         f.rights ?? cur.rights, f.description ?? cur.description,
-        f.validUntil === undefined ? cur.valid_until : f.validUntil, id)
+        f.validUntil === undefined ? cur.valid_until : f.validUntil, f.edge === undefined ? cur.edge : (f.edge ? 1 : 0), id)
       if (f.reach) {
         this.sql(`INSERT INTO mqtt_account_reach (account_id, session_scope, write_filter, read_filter) VALUES (?, ?, ?, ?)
           ON CONFLICT (account_id) DO UPDATE SET write_filter = excluded.write_filter, read_filter = excluded.read_filter`)
@@ -67,6 +67,10 @@ export class MqttAccounts {
     const row = this.get(projectId, id)
     this.sql('DELETE FROM mqtt_accounts WHERE id = ?').run(id)
     return row
+  }
+
+  setEdge(username: string, edge: boolean): boolean {
+    return this.sql('UPDATE mqtt_accounts SET edge = ? WHERE username = ?').run(edge ? 1 : 0, username).changes > 0
   }
 
   deleteByUsername(username: string): boolean {

@@ -27,6 +27,8 @@ export interface AlertsOptions {
   webhookPolicy?: WebhookAddressPolicy
   /** Whether this process runs the project's alerts (scaled mode); default all. */
   owns?: (projectId: number) => boolean
+  /** At most one notification per alert per this many ms (LINTEL_ALERT_NOTIFY_INTERVAL_S); default 0: every event. */
+  notifyIntervalMs?: number
 }
 
 export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
@@ -41,7 +43,7 @@ export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<
       return alert && (await o.catalog.projects.get(alert.project_id)).company_id
     },
   })
-  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock, owns: o.owns })
+  runtime = new AlertRuntime({ catalog: o.catalog, store: o.store, bus: o.bus, notifier, log: o.log, clock, owns: o.owns, notifyIntervalMs: o.notifyIntervalMs })
   return Object.assign(runtime, {
     close: async () => {
       await runtime!.stopAll()

@@ -13,6 +13,8 @@
 //
 // Raises and resets are batched per turn: one catalog transaction stores the events, the
 // checkpoints and the outbox entries, then the notifier sends them (never awaited here).
+// Notifications are rate-bounded per alert (debounce.ts): an event inside an alert's window
+// is stored without an outbox entry and covered by the window's coalesced notification.
 import { Subscription } from 'rxjs'
 import type { AlertRecord, Transition } from '../../catalog/alerts.ts'
 import type { Catalog } from '../../catalog/index.ts'
@@ -21,6 +23,7 @@ import type { ProjectRuntime } from '../project-runtimes.ts'
 import type { TimeseriesStore } from '../store/port.ts'
 import type { Obs } from '../stream/types.ts'
 import { alertPayload } from '../notify/payload.ts'
+import { NotificationDebounce, type Coalesced } from './debounce.ts'
 import type { Notifier } from '../notify/outbox.ts'
 import type { NotifyTarget } from '../notify/port.ts'
 import { afterMs, nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
@@ -75,9 +78,14 @@ export class AlertRuntime implements ProjectRuntime {
     checkpointBatch?: number
     /** Whether this process runs the project's alerts (scaled mode: its worker owns the partition); default all. */
     owns?: (projectId: number) => boolean
+    /** At most one notification per alert per this many ms, the rest coalesced (debounce.ts); default 0: every event. */
+    notifyIntervalMs?: number
   }) {
     this.clock = deps.clock ?? systemClock
+    this.debounce = new NotificationDebounce(deps.notifyIntervalMs ?? 0, this.clock, (c) => this.sendCoalesced(c))
   }
+
+  private readonly debounce: NotificationDebounce
 
   isRunning(id: number): boolean {
     return this.running.has(id)
@@ -88,7 +96,8 @@ export class AlertRuntime implements ProjectRuntime {
   }
 
   metrics() {
-    return { ...this.counters, running: this.running.size, notifications: this.deps.notifier?.metrics() }
+    // notifications_held: events waiting in a rate window for their coalesced notification (debounce.ts).
+    return { ...this.counters, running: this.running.size, notifications: this.deps.notifier?.metrics(), notifications_held: this.debounce.heldCount() }
   }
 
   /** The notification target of an alert (the notifier asks; undefined once the alert is deleted). */
@@ -187,6 +196,7 @@ export class AlertRuntime implements ProjectRuntime {
     r.sub.unsubscribe()
     this.running.delete(id)
     await this.settled()
+    this.debounce.forget(id)
     const text = r.checkpoint()
     if (text !== undefined) await this.deps.catalog.alerts.saveStates([{ alertId: id, state: text }])
   }
@@ -223,6 +233,8 @@ export class AlertRuntime implements ProjectRuntime {
     this.cancelCheckpoint = undefined
     this.starting.clear()
     await Promise.all([...this.running.keys()].map((id) => this.stop(id)))
+    this.debounce.flushAll() // the resets of disabled alerts still held
+    await this.coalescing
   }
 
   private owns(projectId: number): boolean {
@@ -306,6 +318,18 @@ export class AlertRuntime implements ProjectRuntime {
     this.cancelCheckpoint = afterMs(this.clock, tick, this.deps.checkpointMs ?? 1000)
   }
 
+  private coalescing: Promise<void> = Promise.resolve()
+
+  /** The end of an alert's window: one notification of its newest event, with the count it covers. */
+  private sendCoalesced(c: Coalesced): void {
+    this.coalescing = this.coalescing.then(async () => {
+      const alert = await this.deps.catalog.alerts.find(c.alertId)
+      if (!alert) return // deleted meanwhile: its events went with it
+      const entries = await this.deps.catalog.alerts.outboxAdd(c.channels.map((channel) => ({ alert_id: c.alertId, channel, payload: alertPayload(alert, c.event, c.count) })))
+      if (this.deps.notifier) await this.deps.notifier.enqueue(entries.map((o) => ({ id: o.id, alertId: o.alert_id, channel: o.channel, payload: o.payload })))
+    }).catch((err) => this.deps.log.error({ err, alert_id: c.alertId, coalesced: c.count }, 'alerts: coalesced notification failed'))
+  }
+
   private push(alertId: number, event: Transition['event'], state: string, channels: string[]): void {
     if (event.kind === 'raise') this.counters.raised++
     else this.counters.reset++
@@ -315,11 +339,30 @@ export class AlertRuntime implements ProjectRuntime {
 
   /** Stores the batch in one transaction, in order after the previous one, then notifies. */
   private write(): void {
-    const batch = this.batch
-    if (batch.length === 0) return
+    const all = this.batch
+    if (all.length === 0) return
     this.batch = []
+    // Inside its alert's window an event is stored without notification, and held.
+    const held = new Map<number, string[]>()
+    const batch = all.map((t, i) => {
+      if (t.channels.length === 0 || this.debounce.admit(t.alertId)) return t
+      held.set(i, t.channels)
+      return { ...t, channels: [] }
+    })
     this.writing = this.writing.then(async () => {
       const stored = await this.deps.catalog.alerts.recordTransitions(batch, (alert, event) => alertPayload(alert, event))
+      if (held.size > 0) {
+        // recordTransitions skips deleted alerts: match stored events to transitions by alert and order.
+        const byAlert = new Map<number, number[]>()
+        batch.forEach((t, i) => { const l = byAlert.get(t.alertId) ?? []; l.push(i); byAlert.set(t.alertId, l) })
+        const seen = new Map<number, number>()
+        for (const s of stored) {
+          const k = seen.get(s.event.alert_id) ?? 0
+          seen.set(s.event.alert_id, k + 1)
+          const channels = held.get(byAlert.get(s.event.alert_id)![k])
+          if (channels) this.debounce.hold(s.event, channels)
+        }
+      }
       const deliveries = stored.flatMap((s) => s.outbox.map((o) => ({ id: o.id, alertId: o.alert_id, channel: o.channel, payload: o.payload })))
       if (deliveries.length > 0 && this.deps.notifier) void this.deps.notifier.enqueue(deliveries).catch((err) => this.deps.log.error({ err }, 'alerts: notification failed'))
     }).catch((err) => this.deps.log.error({ err, lost: batch.length }, 'alerts: storing raises and resets failed'))

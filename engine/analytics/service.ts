@@ -25,6 +25,8 @@ export interface AnalyticsOptions {
   worker?: string
   /** A claim older than this (wall time, ms) is taken over: its worker died. Default 15 min. */
   leaseMs?: number
+  /** Results kept per instance, oldest dropped first (LINTEL_ANALYSIS_MAX_RESULTS; default the catalog's DEFAULT_RESULTS_PER_INSTANCE). */
+  maxResults?: number
   /** Project time zone (IANA); default the project's `time_zone` in the catalog. */
   timeZoneOf?: (projectId: number) => string
   log?: { info: (o: object, m: string) => void; error: (o: object, m: string) => void }
@@ -88,7 +90,7 @@ export class AnalyticsService {
 
   /** A manual run: one new result with a unique result_id. */
   async runNow(instance: AnalysisInstance, start: number, end: number): Promise<AnalysisResult> {
-    return this.o.catalog.analytics.addResult(instance.id, await this.compute(instance, start, end, 'manual'))
+    return this.o.catalog.analytics.addResult(instance.id, await this.compute(instance, start, end, 'manual'), this.o.maxResults)
   }
 
   /**
@@ -156,7 +158,7 @@ export class AnalyticsService {
       return 0
     }
     const done = WEEK_RUN.next(WEEK_RUN.initial, 'finish', instance.name)
-    const stored = await this.o.catalog.analytics.completeWeek(instance.id, week, this.worker, WEEK_RUN.initial, done, result)
+    const stored = await this.o.catalog.analytics.completeWeek(instance.id, week, this.worker, WEEK_RUN.initial, done, result, this.o.maxResults)
     return stored ? 1 : 0
   }
 

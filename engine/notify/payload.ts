@@ -2,7 +2,9 @@
 // One JSON object per raise or reset; the same text is signed and sent:
 //   { "type": "alert.raise" | "alert.reset",
 //     "alert": { "id", "name", "kind", "project_id", "dataPointID", "attributes" },
-//     "event": { "id", "kind", "level", "previous_level", "value", "time" } }
+//     "event": { "id", "kind", "level", "previous_level", "value", "time" },
+//     "coalesced": n }   only on the notification that ends an alert's rate window
+//                        (engine/alerts/debounce.ts): the events it stands for, itself included
 // `event.id` is unique and stable: delivery is at least once, so receivers drop repeats by it.
 import { createHmac } from 'node:crypto'
 
@@ -18,11 +20,12 @@ export function rfc3339(us: number): string {
   return text
 }
 
-export function alertPayload(alert: PayloadAlert, event: PayloadEvent): string {
+export function alertPayload(alert: PayloadAlert, event: PayloadEvent, coalesced?: number): string {
   return JSON.stringify({
     type: `alert.${event.kind}`,
     alert: { id: alert.id, name: alert.name, kind: alert.kind, project_id: alert.project_id, dataPointID: alert.dataPointID, attributes: alert.attributes },
     event: { id: event.id, kind: event.kind, level: event.level, previous_level: event.previous_level, value: event.value, time: rfc3339(event.time) },
+    ...(coalesced === undefined ? {} : { coalesced }),
   })
 }
 

@@ -15,7 +15,8 @@
 //                    META and setpoints only for datapoints inside the account's write reach
 //   publish        – time series are stored durably *before* the PUBACK and before any
 //                    subscriber sees them (storage-first); META updates tags; CONTROLS are
-//                    validated and handed to the controls stream
+//                    validated and handed to the controls stream; setpoint answers
+//                    (SPTACK) only from the project's designated edge accounts
 //   authorizeForward – a subscriber gets only what its read reach admits (reach.ts)
 // Expired or revoked accounts lose their connections. Refusals are counted per project
 // (counters.ts) and logged at info with account, topic and reason (refusal-log.ts).
@@ -32,7 +33,7 @@ import type { DatapointResolver } from '../datapoint-resolver.ts'
 import type { Ingest } from '../../engine/ingest-port.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from '../../protocol/topics.ts'
 import { isSetpointMessage, parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
-import { datapointOf } from '../../protocol/setpoint-messages.ts'
+import { datapointOf, SPTACK } from '../../protocol/setpoint-messages.ts'
 import { clusterBackends } from './cluster.ts'
 import { BrokerCounters, type CounterName } from './counters.ts'
 import { startListeners, type ListenerOptions, type Listeners } from './listeners.ts'
@@ -155,8 +156,21 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       packet.topic = DROPPED
       return done(null)
     }
-    controls.next({ projectId: s.projectId, username: s.username, message: m })
-    done(null)
+    if (m.type !== SPTACK) {
+      controls.next({ projectId: s.projectId, username: s.username, message: m })
+      return done(null)
+    }
+    // Issue 29 item 3: a setpoint answer marks an operation written, so it counts only from an
+    // account the project designated as its edge agent. Read at each answer (they are rare),
+    // so the operator's `lintel mqtt edge --disable` applies at once, from any process.
+    catalog.mqttAccounts.findValid(s.username).then((a) => {
+      if (a?.id === s.accountId && a.edge === 1) controls.next({ projectId: s.projectId, username: s.username, message: m })
+      else {
+        refuse(s, packet.topic, 'controls_not_edge', `not an edge account: SPTACK for datapoint '${dp}' is accepted only from the project's designated edge agents`)
+        packet.topic = DROPPED
+      }
+      done(null)
+    }, (err) => done(err as Error))
   }
 
   const backends = deps.redisUrl ? clusterBackends(deps.redisUrl) : undefined

@@ -4,8 +4,15 @@
 // every datapoint), and while a raw range of 1,000,000 observations is read. The data is made
 // through the catalog and the store directly (fast), the requests go to a listening server
 // over HTTP; the client only collects the bytes while measuring (it parses them afterwards).
+// Issue 29: no request holds a connection by arriving slowly: headers never finished are cut
+// after LINTEL_HTTP_HEADERS_TIMEOUT_S, a JSON body not complete after LINTEL_HTTP_BODY_TIMEOUT_S
+// answers 408 REQUEST_TIMEOUT (api/request-time-limits.ts); raw sockets, the limits at 1 s.
 import t from 'tap'
+import { connect, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
+import { ADMIN, livePlatform } from '../helpers/live-platform.ts'
+import { basic } from '../helpers/platform.ts'
+import { nextEvent, settleWithin } from '../helpers/wait.ts'
 import { addProject, addUser, platform } from '../helpers/platform.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { formatTimestamp } from '../../core/timestamp.ts'
@@ -169,4 +176,78 @@ t.test('listing 200,000 datapoints and reading 1,000,000 observations keep the e
   t.equal((await p.catalog.datapoints.idsOfProject(pid)).length, 0)
   t.same(await store.read(series, { limit: 1 }), [], 'its observations are deleted from the store')
   t.ok(del.maxMs < LIMIT_MS, `project deletion: event loop held ${del.maxMs.toFixed(1)} ms (wall ${del.wallMs.toFixed(1)})`)
+})
+
+/** A raw connection to the server: what it answered, and when it closed (ms after the start). */
+async function rawConnection(address: string) {
+  const { hostname, port } = new URL(address)
+  const socket: Socket = connect(Number(port), hostname)
+  await nextEvent(socket, 'connect', { what: 'the connection' })
+  const started = performance.now()
+  let answer = ''
+  socket.on('data', (d) => { answer += d.toString('latin1') })
+  socket.on('error', () => {}) // a write after the server closed: the close is what is checked
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)))
+  return { socket, answer: () => answer, closed }
+}
+
+t.test('slow requests: headers never finished are cut, a slow JSON body answers 408 (issue 29)', async (t) => {
+  const live = await livePlatform(t, { LINTEL_HTTP_HEADERS_TIMEOUT_S: '1', LINTEL_HTTP_BODY_TIMEOUT_S: '1' })
+  const address = live.platform.address
+
+  // Slowloris: a header line every 200 ms, the headers never end. Node's default (60 s, checked
+  // every 30 s) would hold the connection for up to 90 s.
+  const loris = await rawConnection(address)
+  loris.socket.write('GET /v2/company HTTP/1.1\r\nHost: lintel\r\n')
+  const drip = setInterval(() => { if (!loris.socket.destroyed) loris.socket.write('X-Slow: 1\r\n') }, 200)
+  t.teardown(() => clearInterval(drip))
+  const lorisMs = await settleWithin(loris.closed, { what: 'the server to close a connection whose headers never end', timeoutMs: 10_000 })
+  clearInterval(drip)
+  t.ok(lorisMs >= 900, `not before the limit (${Math.round(lorisMs)} ms)`)
+  t.match(loris.answer(), /^HTTP\/1\.1 408 /, 'Node answers 408 Request Timeout')
+  // A connection that sends nothing at all is closed by the same limit.
+  const silent = await rawConnection(address)
+  t.ok(await settleWithin(silent.closed, { what: 'the server to close a connection that sends nothing', timeoutMs: 10_000 }) >= 900, 'a silent connection is closed, not before the limit')
+
+  // A JSON body that declares 100 bytes and sends 10.
+  const slow = await rawConnection(address)
+  slow.socket.write(`POST /v2/company/project HTTP/1.1\r\nHost: lintel\r\nAuthorization: ${basic(ADMIN)}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":"S`)
+  const slowMs = await settleWithin(slow.closed, { what: 'the answer to a body that stopped arriving', timeoutMs: 10_000 })
+  t.ok(slowMs >= 900, `not before the limit (${Math.round(slowMs)} ms)`)
+  const [head, body] = slow.answer().split('\r\n\r\n')
+  t.match(head, /^HTTP\/1\.1 408 /)
+  t.match(head, /\r\nconnection: close/i, 'the connection is closed: the rest of the body is never read')
+  t.match(head, /\r\nlintel-error-code: REQUEST_TIMEOUT\r\n/i, 'the stable code')
+  t.same(JSON.parse(body), {
+    success: false, operation: 'create',
+    error: 'Request body too slow: not complete within 1 s of its headers (LINTEL_HTTP_BODY_TIMEOUT_S); nothing of it was read or stored',
+  })
+  const projects = await live.http('GET', '/v2/company/projects')
+  t.notMatch(JSON.stringify(projects.body), /"name":"S/, 'nothing created')
+
+  // A body that arrives in time (in pieces) is served as always; a body-less request is not timed.
+  const ok = await rawConnection(address)
+  const json = '{"name":"Fast enough"}'
+  ok.socket.write(`POST /v2/company/project HTTP/1.1\r\nHost: lintel\r\nAuthorization: ${basic(ADMIN)}\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\nConnection: close\r\n\r\n${json.slice(0, 5)}`)
+  ok.socket.write(json.slice(5))
+  await settleWithin(ok.closed, { what: 'the answer of a body in time', timeoutMs: 10_000 })
+  t.match(ok.answer(), /^HTTP\/1\.1 201 /)
+})
+
+t.test('a CSV import trickling below the uploads\' minimum rate is cut with 408 (issue 29)', async (t) => {
+  const live = await livePlatform(t, { LINTEL_UPLOAD_MIN_RATE_KB: '64', LINTEL_UPLOAD_RATE_WINDOW_S: '1' })
+  const pid = await live.project('Import')
+  const boundary = 'lintelboundary'
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="import_file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\n`
+  const csv = 'dataPointID,timestamp,value\nslow,2024-01-01T00:00:00Z,1\n'
+  const c = await rawConnection(live.platform.address)
+  // Declares 100 MB, sends one line, then nothing: without the guard the import waits for ever.
+  c.socket.write(`POST /v2/project/${pid}/importTimeseries?format=csv&on_error=abort HTTP/1.1\r\nHost: lintel\r\nAuthorization: ${basic(ADMIN)}\r\n` +
+    `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${100 * 1024 * 1024}\r\n\r\n${head}${csv}`)
+  await settleWithin(c.closed, { what: 'the answer to an import that stopped arriving', timeoutMs: 15_000 })
+  const [headers, body] = c.answer().split('\r\n\r\n')
+  t.match(headers, /^HTTP\/1\.1 408 /)
+  t.match(headers, /\r\nlintel-error-code: REQUEST_TIMEOUT\r\n/i)
+  t.match(JSON.parse(body).error, /^Upload too slow: \d+ bytes arrived in the last 1 s, at least 65536 bytes per second are needed \(LINTEL_UPLOAD_MIN_RATE_KB\); the import stopped there \(with on_error=abort nothing was stored\)$/)
+  t.equal((await live.read(pid, 'slow')).success, false, 'nothing stored')
 })

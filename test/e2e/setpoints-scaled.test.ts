@@ -53,7 +53,7 @@ t.test('api and broker in separate start()s: written, refused, no grant', { time
   await api.catalog.setpoints.setSettings(pid, { enabled: true })
   const { load_balancing_group: group, project_handle: handle } = await api.catalog.projects.settings(pid)
   const account = { username: `edge-${RUN}`, password: 'edge-1-password' }
-  t.equal((await http('POST', `/v2/project/${pid}/mqttuser`, { ...account, rights: 'write' })).status, 201)
+  t.equal((await http('POST', `/v2/project/${pid}/mqttuser`, { ...account, rights: 'write', edge: true })).status, 201)
   const driver = new SimulatedBacnetDriver([{ id: DP, relinquishDefault: 20 }])
   const agent = await startEdgeAgent({ url: `mqtts://127.0.0.1:${broker.broker!.ports.tls}`, ca: readFileSync(broker.caFile!), ...account, group, handle, driver, reconnectPeriod: 0 })
   t.teardown(() => agent.stop())

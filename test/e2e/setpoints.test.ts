@@ -179,7 +179,7 @@ t.test('the platform restarted while requested: the edge agent answers after it;
   const pid = (await http('POST', '/v2/company/project', { name: 'R' })).body.resource.project.id as number
   await p.catalog.setpoints.setSettings(pid, { enabled: true })
   const { load_balancing_group: group, project_handle: handle } = await p.catalog.projects.settings(pid)
-  t.equal((await http('POST', `/v2/project/${pid}/mqttuser`, { username: 'edge-r', password: 'edge-r-password', rights: 'write' })).status, 201)
+  t.equal((await http('POST', `/v2/project/${pid}/mqttuser`, { username: 'edge-r', password: 'edge-r-password', rights: 'write', edge: true })).status, 201)
 
   // The edge agent (same TLS port after the restart, so it reconnects by itself) owns DP only;
   // its field bus is slow: a write waits until the test lets it through.

@@ -32,8 +32,9 @@ export async function livePlatform(t: Test, env: Record<string, string> = {}, se
     return { status: res.status, body: await res.json() as any }
   }
   const project = async (name: string) => (await http('POST', '/v2/company/project', { name })).body.resource.project.id as number
-  const account = async (pid: number, username: string, rights: 'read' | 'write' = 'write', validity?: number) => {
-    const res = await http('POST', `/v2/project/${pid}/mqttuser`, { username, password: `${username}-password`, rights, validity })
+  /** An MQTT account of the project; `edge` designates it as the project's edge agent (issue 29). */
+  const account = async (pid: number, username: string, rights: 'read' | 'write' = 'write', validity?: number, edge?: boolean) => {
+    const res = await http('POST', `/v2/project/${pid}/mqttuser`, { username, password: `${username}-password`, rights, validity, edge })
     if (res.status !== 201) throw new Error(JSON.stringify(res.body))
     return { username, password: `${username}-password`, id: res.body.resource.id as number }
   }

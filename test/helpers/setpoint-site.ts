@@ -1,5 +1,5 @@
 // A live platform (HTTP, MQTT over TLS) with one project enabled for setpoint writing, an edge
-// agent with the simulated BACnet-style driver logged in with a write account of the project,
+// agent with the simulated BACnet-style driver logged in with the project's edge account,
 // and writable datapoints with write bounds [15,30] (issue 11). Used by the end-to-end and the
 // security tests of setpoints.
 import type { Test } from 'tap'
@@ -18,7 +18,7 @@ export async function setpointSite(t: Test, env: Record<string, string> = {}) {
   const pid = await live.project('Site')
   await catalog.setpoints.setSettings(pid, { enabled: true }) // the operator's `lintel project setpoints --enable`
   const { load_balancing_group: group, project_handle: handle } = await catalog.projects.settings(pid)
-  const edgeAccount = await live.account(pid, 'edge-1', 'write')
+  const edgeAccount = await live.account(pid, 'edge-1', 'write', undefined, true) // designated: only edge accounts answer setpoints
   const driver = new SimulatedBacnetDriver(POINTS.map((id) => ({ id, relinquishDefault: 20 })))
   const edge = async (): Promise<EdgeAgent> => {
     const agent = await startEdgeAgent({ url: `mqtts://127.0.0.1:${live.platform.broker.ports.tls}`, ca: live.ca, ...edgeAccount, group, handle, driver, reconnectPeriod: 0 })

@@ -90,7 +90,7 @@ t.test('MQTT: acknowledgements only from the project\'s own write accounts with 
   // Another company's write account: on its own topic the answer is ignored; on A's topic refused.
   const bPid = (await site.http('POST', '/v2/company/project', { name: 'B-site' }, B)).body.resource.project.id
   const bs = await site.platform.catalog.projects.settings(bPid)
-  const bAcct = await site.http('POST', `/v2/project/${bPid}/mqttuser`, { username: 'beta-w', password: 'beta-w-password', rights: 'write' }, B)
+  const bAcct = await site.http('POST', `/v2/project/${bPid}/mqttuser`, { username: 'beta-w', password: 'beta-w-password', rights: 'write', edge: true }, B) // B's edge agent (issue 29)
   t.equal(bAcct.status, 201)
   const beta = await site.connect({ username: 'beta-w', password: 'beta-w-password' })
   const ignored = service.counters.answers_ignored

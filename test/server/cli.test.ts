@@ -97,3 +97,30 @@ t.test('currency set, list, delete: exchange rates with a validity start', async
   await t.rejects(run('currency', 'delete', 'EUR', 'USD', '--from', '2026-01-01'), { message: 'no exchange rate EUR→USD valid from 2026-01-01T00:00:00Z' })
   t.equal((await run('currency', 'list')).out, 'EUR\tUSD\t1.1\t2026-06-30T22:00:00Z\n')
 })
+
+t.test('mqtt create --edge and mqtt edge: the operator designates the edge agents (issue 29 item 3)', async (t) => {
+  const dir = t.testdir()
+  process.env.LINTEL_DATA_DIR = dir
+  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
+  const run = async (...args: string[]) => { let out = ''; const code = await runCli(args, (s) => { out += s }); return { code, out } }
+  await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
+  const open = () => Catalog.open(dir, adminEndpoints)
+  let catalog = open()
+  const pid = (await catalog.projects.create(1, { name: 'p' }, 1)).project.id
+  await catalog.close()
+  const made = await run('mqtt', 'create', '--project', String(pid), '--username', 'plant-gw', '--password', 'plant-gw-pass', '--rights', 'write', '--edge')
+  t.match(made.out, /^created MQTT account \d+ 'plant-gw' \(write, edge agent, no expiry\)/)
+  await t.rejects(run('mqtt', 'create', '--project', String(pid), '--username', 'ro', '--edge'), { message: '--edge needs --rights write: an edge agent publishes its answers' })
+  await run('mqtt', 'create', '--project', String(pid), '--username', 'reader', '--password', 'reader-pass')
+  await t.rejects(run('mqtt', 'edge', '--username', 'reader', '--enable'), { message: "MQTT account 'reader' has read rights only: an edge agent needs write rights" })
+  await t.rejects(run('mqtt', 'edge', '--username', 'plant-gw'), { message: "'mqtt edge' needs exactly one of --enable or --disable" })
+  await t.rejects(run('mqtt', 'edge', '--username', 'nobody', '--disable'), { message: "no MQTT account 'nobody'" })
+  catalog = open()
+  t.equal((await catalog.mqttAccounts.findValid('plant-gw'))!.edge, 1)
+  await catalog.close()
+  t.equal((await run('mqtt', 'edge', '--username', 'plant-gw', '--disable')).out, "MQTT account 'plant-gw' is no longer an edge agent: its setpoint answers are dropped\n")
+  catalog = open()
+  t.equal((await catalog.mqttAccounts.findValid('plant-gw'))!.edge, 0)
+  await catalog.close()
+  t.equal((await run('mqtt', 'edge', '--username', 'plant-gw', '--enable')).out, "MQTT account 'plant-gw' is now an edge agent: its setpoint answers count\n")
+})

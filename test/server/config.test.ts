@@ -11,13 +11,14 @@ t.test('defaults', async (t) => {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
     questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
     dataDir: './var', catalogDir: './var', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
-    ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024,
+    ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024, httpTimeouts: { headersMs: 10_000, bodyMs: 60_000 },
     vdpDefaultEnabled: true, webhookAllow: [], vdpLatenessSeconds: 3600,
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024,
       preAuth: { packetBytes: 64 * 1024, maxConnections: 500, maxPerAddress: 50, timeoutMs: 10_000 } },
     blobs: { kind: 'fs', dir: 'var/files', host: '127.0.0.1', port: 8081, publicUrl: undefined },
     uploads: { perCompany: 4, perNode: 8, tempBytes: 8 * 1024 ** 3, minBytesPerSecond: 16 * 1024, rateWindowMs: 30_000 },
-    alertLimits: { outboxPerCompany: 10_000, perDatapoint: 100 },
+    alertLimits: { outboxPerCompany: 10_000, perDatapoint: 100, notifyIntervalMs: 60_000 },
+    analysisMaxResults: 1000,
   })
 })
 
@@ -30,6 +31,10 @@ t.test('bounds of running uploads (issue 29): settings and their checks', async 
   t.throws(() => loadConfig({ LINTEL_UPLOAD_RATE_WINDOW_S: '0' }), { message: /LINTEL_UPLOAD_RATE_WINDOW_S must be an integer from 1 to 3600/ })
   t.equal(loadConfig({ LINTEL_ALERT_OUTBOX_PER_COMPANY: '50' }).alertLimits.outboxPerCompany, 50)
   t.throws(() => loadConfig({ LINTEL_ALERT_OUTBOX_PER_COMPANY: '0' }), { message: /LINTEL_ALERT_OUTBOX_PER_COMPANY must be an integer from 1 to 100000/ })
+  t.equal(loadConfig({ LINTEL_ALERT_NOTIFY_INTERVAL_S: '0' }).alertLimits.notifyIntervalMs, 0, '0: every raise and reset is notified')
+  t.throws(() => loadConfig({ LINTEL_ALERT_NOTIFY_INTERVAL_S: '-1' }), { message: /LINTEL_ALERT_NOTIFY_INTERVAL_S must be an integer from 0 to 86400, got '-1'/ })
+  t.equal(loadConfig({ LINTEL_ANALYSIS_MAX_RESULTS: '52' }).analysisMaxResults, 52)
+  t.throws(() => loadConfig({ LINTEL_ANALYSIS_MAX_RESULTS: '0' }), { message: /LINTEL_ANALYSIS_MAX_RESULTS must be an integer from 1 to 1000000, got '0'/ })
 })
 
 t.test('every wrong value is named with what was expected', async (t) => {

@@ -16,13 +16,13 @@ export const LOOPBACK_RECEIVERS = new WebhookAddressPolicy(['127.0.0.1'])
 
 export const quietLog = { info: () => {}, warn: () => {}, error: () => {} }
 
-export async function alertSetup(t: Test, opts: { dir?: string; catalogDir?: string; clock?: VirtualClock } = {}) {
+export async function alertSetup(t: Test, opts: { dir?: string; catalogDir?: string; clock?: VirtualClock; notifyIntervalMs?: number; log?: { info(o: object, m: string): void; warn(o: object, m: string): void; error(o: object, m: string): void } } = {}) {
   const catalog = Catalog.open(opts.catalogDir ?? ':memory:', adminEndpoints)
   const raw: TimeseriesStore = await openSqliteStore({ dir: opts.dir ?? t.testdir() })
   const bus = new ObservationBus()
   const store = observedStore(raw, bus)
   const clock = opts.clock ?? new VirtualClock()
-  const alerts = openAlerts({ catalog, store: raw, bus, log: quietLog, clock, webhookPolicy: LOOPBACK_RECEIVERS })
+  const alerts = openAlerts({ catalog, store: raw, bus, log: opts.log ?? quietLog, clock, webhookPolicy: LOOPBACK_RECEIVERS, notifyIntervalMs: opts.notifyIntervalMs })
   let closed = false
   const close = async () => {
     if (closed) return

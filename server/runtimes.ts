@@ -1,0 +1,332 @@
+// The composition root's list (issue 30 item 5; DESIGN.md "server/"): every part of a Lintel
+// process in start order, each run by the roles named beside it (LINTEL_ROLES; the embedded
+// default runs all three). server/compose.ts starts them in this order and stops them in the
+// reverse order, so the list is also the shutdown: first stop accepting (HTTP, then the
+// broker), then store what the ingest queue accepted, then stop the runtimes, then close the
+// observation path (the store commits pending appends) and the catalog.
+// No domain logic here: each entry opens or starts a module and puts what others need on the
+// wiring `w`.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Logger } from 'pino'
+import { buildApp } from '../api/app.ts'
+import { adminEndpoints } from '../api/registry.ts'
+import { RUN_STATE } from '../catalog/changes.ts'
+import { openCatalog, type Catalog } from '../catalog/index.ts'
+import { startAlerts } from '../engine/alerts/index.ts'
+import type { AlertRuntime } from '../engine/alerts/runtime.ts'
+import type { ComponentLibrary } from '../engine/analytics/library.ts'
+import { AnalyticsService, startAnalyticsSchedule } from '../engine/analytics/service.ts'
+import { Documents } from '../engine/blobs/documents.ts'
+import { openBlobStore } from '../engine/blobs/index.ts'
+import type { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
+import type { ObservationPath } from '../engine/observation-path/port.ts'
+import type { ProjectRuntimes } from '../engine/project-runtimes.ts'
+import { startSetpoints } from '../engine/setpoints/index.ts'
+import type { SetpointService } from '../engine/setpoints/service.ts'
+import { startVirtualDatapoints } from '../engine/vdp/index.ts'
+import type { VdpRunner } from '../engine/vdp/runner.ts'
+import type { VdpRuntime } from '../engine/vdp/runtime.ts'
+import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
+import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
+import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
+import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
+import { clusterPublisher, forwardSetpointAnswers, listenSetpointAnswers } from '../ingest/mqtt/setpoint-relay.ts'
+import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
+import { bootstrapIfEmpty, reportFirstStart } from './bootstrap.ts'
+import type { Part } from './compose.ts'
+import type { Config } from './config.ts'
+import { startMetricsSnapshots } from './metrics-snapshot.ts'
+import { openPath, type StartSeams } from './observation-path.ts'
+import { listenProblem, StartupError } from './preflight.ts'
+
+/** What the parts share: the settings, then what each started part gives the later ones. */
+export interface Wiring {
+  readonly config: Config
+  readonly logger: Logger
+  readonly seams: StartSeams
+  readonly library: ComponentLibrary
+  readonly projectRuntimes: ProjectRuntimes
+  readonly webhookPolicy: WebhookAddressPolicy
+  catalog?: Catalog
+  path?: ObservationPath
+  resolver?: DatapointResolver
+  vdp?: VdpRuntime
+  alerts?: AlertRuntime
+  analytics?: AnalyticsService
+  broker?: Broker
+  caFile?: string
+  /** Publishes setpoints into the broker cluster from a process without the broker role. */
+  clusterPublisher?: Pick<Broker, 'publish'>
+  setpoints?: SetpointService
+  documents?: Documents
+  storageUrl?: string
+  app?: Awaited<ReturnType<typeof buildApp>>
+  address?: string
+}
+
+/** A part that runs before `name` gave what it needs: a mistake in the list, said plainly. */
+function need<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`composition: ${name} is needed before it was started`)
+  return value
+}
+
+/**
+ * Where a worker hears of run-state changes made by an API in another process: the catalog's
+ * change notification (PostgreSQL LISTEN/NOTIFY, topic run-state). The SQLite catalog cannot
+ * notify another process: there the worker asks the catalog every second.
+ */
+function runStateChanges(config: Config, catalog: Catalog, logger: Logger): RunStateChanges {
+  if (config.catalog !== 'postgres') {
+    logger.info('worker: run-state changes by asking the catalog every second (SQLite catalog)')
+    return pollingChanges(1000)
+  }
+  logger.info('worker: run-state changes by catalog notification (LISTEN/NOTIFY)')
+  // One info line per notification: rare (a run/stop, an enable/disable), and the proof
+  // an operator or the end-to-end test can read that a change arrived without polling.
+  return (listener) => catalog.changes.subscribe(RUN_STATE, () => { logger.info('worker: run-state change notified'); listener() })
+}
+
+/** A runner for an API process without the worker role: the worker reconciles from the catalog. */
+const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
+
+const ALL = ['api', 'broker', 'worker'] as const
+
+export const PARTS: readonly Part<Wiring>[] = [
+  {
+    name: 'catalog', roles: ALL,
+    start: async (w) => {
+      const { config, logger } = w
+      const catalog = await openCatalog({ ...config, dataDir: config.catalogDir }, adminEndpoints, { vdpEnabledByDefault: config.vdpDefaultEnabled, onError: (err) => logger.warn({ err }, 'catalog connection') })
+      w.catalog = catalog
+      w.resolver = new DatapointResolver(catalog)
+      try {
+        if (config.roles.has('api')) reportFirstStart(await bootstrapIfEmpty(catalog, config), config, logger)
+      } catch (err) {
+        await catalog.close()
+        throw err
+      }
+      return { stop: () => catalog.close() }
+    },
+  },
+  {
+    // Storage-first: the path makes every observation durable before its bus carries it.
+    name: 'observation path', roles: ALL,
+    start: async (w) => {
+      const path = await openPath(w.config, w.logger, w.seams)
+      w.path = path
+      return { stop: () => path.close() }
+    },
+  },
+  {
+    // Before the virtual datapoints: they stop first, so alerts on their outputs see them all.
+    name: 'alerts', roles: ['worker'],
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      const started = await startAlerts({
+        catalog: need(w.catalog, 'catalog'), store: path.reads, bus: path.bus, log: w.logger.child({ component: 'alerts' }),
+        owns: (projectId) => path.owns(projectId), webhookPolicy: w.webhookPolicy, maxOutboxPerCompany: w.config.alertLimits.outboxPerCompany,
+      })
+      w.alerts = started.runtime
+      // Every runtime that works for a project stops it before the project is deleted (issue 9
+      // item 7). A process without the worker role runs neither alerts nor virtual datapoints:
+      // the worker's reconcile() stops what the catalog lost.
+      w.projectRuntimes.register('alerts', started.runtime)
+      return started
+    },
+  },
+  {
+    name: 'virtual datapoints', roles: ['worker'],
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      const started = await startVirtualDatapoints({
+        catalog: need(w.catalog, 'catalog'), store: path.reads, ingest: path.outputs, bus: path.bus, log: w.logger.child({ component: 'vdp' }),
+        owns: (projectId) => path.owns(projectId), latenessUs: w.config.vdpLatenessSeconds * 1_000_000,
+      })
+      w.vdp = started.runtime
+      w.projectRuntimes.register('virtual datapoints', started.runtime)
+      return started
+    },
+  },
+  {
+    // Manual runs are the API's; the weekly schedule is the worker's (next part).
+    name: 'analytics', roles: ALL,
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      w.analytics = new AnalyticsService({ catalog: need(w.catalog, 'catalog'), store: path.reads, library: w.library, worker: w.config.nodeId || `worker-${process.pid}`, log: w.logger.child({ component: 'analytics' }) })
+      w.projectRuntimes.register('analytics', w.analytics)
+    },
+  },
+  {
+    // Several workers share the schedule through the catalog's ledger: each week runs once.
+    name: 'analytics schedule', roles: ['worker'],
+    start: (w) => startAnalyticsSchedule(need(w.analytics, 'analytics')),
+  },
+  {
+    // Started before the intake, so it stops after it: what the queue accepted is stored
+    // before the runtimes and the stores stop.
+    name: 'ingest queue drained', roles: ALL,
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      return { stop: () => path.drained() }
+    },
+  },
+  {
+    // On stop it ends its connections; a QoS 1 publish not yet acknowledged is sent again by its client.
+    name: 'MQTT broker', roles: ['broker'],
+    start: async (w) => {
+      const { config, logger } = w
+      const path = need(w.path, 'observation path')
+      const tls = await loadTlsMaterial({ dataDir: config.dataDir, certFile: config.mqtt.certFile, keyFile: config.mqtt.keyFile })
+      if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
+      w.caFile = tls.certPath
+      const broker = await startBroker({
+        catalog: need(w.catalog, 'catalog'), resolver: need(w.resolver, 'catalog'), ingest: path.ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
+        redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, preAuth: config.mqtt.preAuth,
+        listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
+      })
+      w.broker = broker
+      return { stop: () => broker.close() }
+    },
+  },
+  {
+    // Scaled mode (Redis): broker nodes forward the answers they validated on an internal
+    // Redis channel to the API processes (ingest/mqtt/setpoint-relay.ts).
+    name: 'setpoint answers forwarded', roles: ['broker'], when: (w) => w.broker !== undefined && w.config.redisUrl !== undefined,
+    start: async (w) => {
+      const forward = forwardSetpointAnswers(need(w.broker, 'MQTT broker').controls, w.config.redisUrl!, (err) => w.logger.warn({ err }, 'setpoints: answer not forwarded'))
+      return { stop: async () => forward.close() }
+    },
+  },
+  {
+    // An API process without the broker role publishes through a publish-only member of the broker cluster.
+    name: 'setpoint cluster publisher', roles: ['api'], when: (w) => w.broker === undefined && w.config.redisUrl !== undefined,
+    start: async (w) => {
+      const remote = await clusterPublisher(w.config.redisUrl!, (err) => w.logger.warn({ err }, 'setpoints: cluster publisher'))
+      w.clusterPublisher = remote
+      return { stop: () => remote.close() }
+    },
+  },
+  {
+    // With the broker in this process (the embedded default) the service publishes NEWSPT
+    // through it and hears the edge's answers from it; otherwise through the cluster and its
+    // answer channel. Without either, setpoints answer 503.
+    name: 'setpoints', roles: ['api'], when: (w) => (w.broker ?? w.clusterPublisher) !== undefined,
+    start: async (w) => {
+      const { config, logger, broker } = w
+      const catalog = need(w.catalog, 'catalog')
+      const onAnswerError = (err: unknown) => logger.error({ err }, 'setpoints: answer not recorded')
+      const started = await startSetpoints({
+        setpoints: catalog.setpoints, timeoutMs: config.setpointTimeoutMs, log: logger.child({ component: 'setpoints' }),
+        publish: setpointPublisher(need(broker ?? w.clusterPublisher, 'setpoint publisher'), catalog),
+        answers: async (service) => {
+          if (broker) {
+            const linked = linkSetpointAnswers(broker, service, onAnswerError)
+            return { stop: async () => linked.unsubscribe() }
+          }
+          const listening = await listenSetpointAnswers(config.redisUrl!, service, onAnswerError)
+          return { stop: async () => listening.close() }
+        },
+      })
+      w.setpoints = started.service
+      w.projectRuntimes.register('setpoints', started.service)
+      return started
+    },
+  },
+  {
+    name: 'documents', roles: ['api'], when: (w) => w.config.blobs !== undefined,
+    start: async (w) => {
+      const blobs = await openBlobStore(w.config.blobs!)
+      const documents = new Documents(need(w.catalog, 'catalog').files, blobs, { log: w.logger.child({ component: 'documents' }), uploads: w.config.uploads })
+      w.documents = documents
+      if ('listenerUrl' in blobs) w.storageUrl = String(blobs.listenerUrl)
+      // Objects of spaces whose project or company was deleted (the operator's CLI deletes
+      // companies without the storage): removed at start and every 10 minutes.
+      const cancelSweep = documents.sweepEvery(10 * 60_000)
+      return { stop: async () => { cancelSweep(); await blobs.close() } }
+    },
+  },
+  { name: 'HTTP API', roles: ['api'], start: startHttp },
+  {
+    // Run/stop made by an API in another process arrives by notification; the worker's share
+    // of projects changes as the log's partitions move between workers.
+    name: 'worker share', roles: ['worker'],
+    start: async (w) => {
+      const { config, logger } = w
+      const path = need(w.path, 'observation path')
+      const catalog = need(w.catalog, 'catalog')
+      const control = new WorkerControl({
+        runtimes: [need(w.vdp, 'virtual datapoints'), need(w.alerts, 'alerts')],
+        changes: config.roles.has('api') && config.log !== 'kafka' ? undefined : runStateChanges(config, catalog, logger),
+        onError: (err) => logger.error({ err }, 'worker: reconcile failed'),
+      })
+      try {
+        await path.startWorker((partitions) => {
+          logger.info({ partitions }, 'worker: runs the projects of these log partitions')
+          control.shareChanged()
+        })
+      } catch (err) {
+        await control.close()
+        throw err
+      }
+      return { stop: () => control.close() }
+    },
+  },
+  {
+    // The whole process, for the operator tool (`npx lintel metrics`); a last snapshot on stop.
+    name: 'metrics snapshots', roles: ALL,
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      const stop = startMetricsSnapshots(w.config.dataDir, () => ({ ...(w.broker?.metrics() ?? {}), ...path.metrics() }), (err) => w.logger.warn({ err }, 'metrics: snapshot not written'))
+      return { stop: async () => stop() }
+    },
+  },
+]
+
+/** The HTTP API: built (it does not listen itself), then listening; on stop it answers new requests 503 and finishes those in flight. */
+async function startHttp(w: Wiring) {
+  const { config, logger, broker, projectRuntimes } = w
+  const path = need(w.path, 'observation path')
+  const resolver = need(w.resolver, 'catalog')
+  const spoolDir = join(config.dataDir, 'spool')
+  mkdirSync(spoolDir, { recursive: true })
+  const app = await buildApp({
+    catalog: need(w.catalog, 'catalog'), store: path.store, ingest: path.ingest, logger, spoolDir, library: w.library, analytics: need(w.analytics, 'analytics'),
+    tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
+    onMqttAccountRevoked: (username) => broker?.revoke(username),
+    onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
+    onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
+    // A company sees the broker's counters of its own projects only (issue 9, item 9).
+    metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
+    vdpRunner: w.vdp ?? catalogOnlyRunner,
+    documents: w.documents,
+    alertRunner: w.alerts,
+    webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
+    setpoints: w.setpoints,
+  })
+  w.app = app
+  try {
+    w.address = await app.listen({ host: config.host, port: config.httpPort })
+  } catch (err) {
+    await app.close()
+    // Taken between the preflight check and now: the same one line.
+    if ((err as NodeJS.ErrnoException).code?.startsWith('EADDR')) throw new StartupError(listenProblem('LINTEL_HTTP_PORT', config.host, config.httpPort, err as NodeJS.ErrnoException))
+    throw err
+  }
+  return {
+    stop: async () => {
+      // Keep-alive connections that fall idle are closed at once (on Node 24 a busy client's
+      // connection otherwise stays open until the client ends it); connections still open
+      // after 5 s are cut (their requests were not acknowledged, so nothing acknowledged is lost).
+      const server = app.server
+      const reap = setInterval(() => server.closeIdleConnections(), 50)
+      const cut = setTimeout(() => server.closeAllConnections(), 5000)
+      try {
+        await app.close()
+      } finally {
+        clearInterval(reap)
+        clearTimeout(cut)
+      }
+    },
+  }
+}

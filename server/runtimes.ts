@@ -119,6 +119,17 @@ export const PARTS: readonly Part<Wiring>[] = [
     },
   },
   {
+    // The whole process, for the operator tool (`npx lintel metrics`). Early in the list so that
+    // its last snapshot, on stop, is taken after the intake closed and the queue drained; the
+    // broker's counters join from the next snapshot after it started (every 5 s).
+    name: 'metrics snapshots', roles: ALL,
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      const stop = startMetricsSnapshots(w.config.dataDir, () => ({ ...(w.broker?.metrics() ?? {}), ...path.metrics() }), (err) => w.logger.warn({ err }, 'metrics: snapshot not written'))
+      return { stop: async () => stop() }
+    },
+  },
+  {
     // Before the virtual datapoints: they stop first, so alerts on their outputs see them all.
     name: 'alerts', roles: ['worker'],
     start: async (w) => {
@@ -270,15 +281,6 @@ export const PARTS: readonly Part<Wiring>[] = [
         throw err
       }
       return { stop: () => control.close() }
-    },
-  },
-  {
-    // The whole process, for the operator tool (`npx lintel metrics`); a last snapshot on stop.
-    name: 'metrics snapshots', roles: ALL,
-    start: async (w) => {
-      const path = need(w.path, 'observation path')
-      const stop = startMetricsSnapshots(w.config.dataDir, () => ({ ...(w.broker?.metrics() ?? {}), ...path.metrics() }), (err) => w.logger.warn({ err }, 'metrics: snapshot not written'))
-      return { stop: async () => stop() }
     },
   },
 ]

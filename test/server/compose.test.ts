@@ -72,9 +72,11 @@ t.test('the platform\'s list: what accepts work stops first, the stores last', a
     ['MQTT broker', 'setpoints'], // the setpoints publish through the broker until they stop
     ['setpoints', 'HTTP API'], // requests in flight finish before the setpoints stop
     ['documents', 'HTTP API'], // uploads in flight finish before the document store closes
+    ['metrics snapshots', 'ingest queue drained'], // the last snapshot counts what was stored
+    ['metrics snapshots', 'MQTT broker'],
   ]
   for (const [later, earlier] of stopsAfter) {
     t.ok(names.indexOf(later) >= 0 && names.indexOf(later) < names.indexOf(earlier), `${later} stops after ${earlier}`)
   }
-  t.same(PARTS.filter((p) => p.roles.length === 3).map((p) => p.name), ['catalog', 'observation path', 'analytics', 'ingest queue drained', 'metrics snapshots'], 'what every process runs')
+  t.same(PARTS.filter((p) => p.roles.length === 3).map((p) => p.name), ['catalog', 'observation path', 'metrics snapshots', 'analytics', 'ingest queue drained'], 'what every process runs')
 })

@@ -6,70 +6,31 @@
 // observation path (the store commits pending appends) and the catalog.
 // No domain logic here: each entry opens or starts a module and puts what others need on the
 // wiring `w`.
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import type { Logger } from 'pino'
-import { buildApp } from '../api/app.ts'
 import { adminEndpoints } from '../api/registry.ts'
 import { RUN_STATE } from '../catalog/changes.ts'
 import { openCatalog, type Catalog } from '../catalog/index.ts'
 import { startAlerts } from '../engine/alerts/index.ts'
-import type { AlertRuntime } from '../engine/alerts/runtime.ts'
-import type { ComponentLibrary } from '../engine/analytics/library.ts'
 import { AnalyticsService, startAnalyticsSchedule } from '../engine/analytics/service.ts'
 import { Documents } from '../engine/blobs/documents.ts'
 import { openBlobStore } from '../engine/blobs/index.ts'
-import type { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
-import type { ObservationPath } from '../engine/observation-path/port.ts'
-import type { ProjectRuntimes } from '../engine/project-runtimes.ts'
 import { startSetpoints } from '../engine/setpoints/index.ts'
-import type { SetpointService } from '../engine/setpoints/service.ts'
 import { startVirtualDatapoints } from '../engine/vdp/index.ts'
-import type { VdpRunner } from '../engine/vdp/runner.ts'
-import type { VdpRuntime } from '../engine/vdp/runtime.ts'
 import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
-import { startBroker, type Broker } from '../ingest/mqtt/broker.ts'
+import { startBroker } from '../ingest/mqtt/broker.ts'
 import { linkSetpointAnswers, setpointPublisher } from '../ingest/mqtt/setpoint-link.ts'
 import { clusterPublisher, forwardSetpointAnswers, listenSetpointAnswers } from '../ingest/mqtt/setpoint-relay.ts'
 import { loadTlsMaterial } from '../ingest/mqtt/tls-material.ts'
 import { bootstrapIfEmpty, reportFirstStart } from './bootstrap.ts'
 import type { Part } from './compose.ts'
 import type { Config } from './config.ts'
+import { startHttp } from './http.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
-import { openPath, type StartSeams } from './observation-path.ts'
-import { listenProblem, StartupError } from './preflight.ts'
+import { openPath } from './observation-path.ts'
+import { need, type Wiring } from './wiring.ts'
 
-/** What the parts share: the settings, then what each started part gives the later ones. */
-export interface Wiring {
-  readonly config: Config
-  readonly logger: Logger
-  readonly seams: StartSeams
-  readonly library: ComponentLibrary
-  readonly projectRuntimes: ProjectRuntimes
-  readonly webhookPolicy: WebhookAddressPolicy
-  catalog?: Catalog
-  path?: ObservationPath
-  resolver?: DatapointResolver
-  vdp?: VdpRuntime
-  alerts?: AlertRuntime
-  analytics?: AnalyticsService
-  broker?: Broker
-  caFile?: string
-  /** Publishes setpoints into the broker cluster from a process without the broker role. */
-  clusterPublisher?: Pick<Broker, 'publish'>
-  setpoints?: SetpointService
-  documents?: Documents
-  storageUrl?: string
-  app?: Awaited<ReturnType<typeof buildApp>>
-  address?: string
-}
-
-/** A part that runs before `name` gave what it needs: a mistake in the list, said plainly. */
-function need<T>(value: T | undefined, name: string): T {
-  if (value === undefined) throw new Error(`composition: ${name} is needed before it was started`)
-  return value
-}
+export type { Wiring } from './wiring.ts'
 
 /**
  * Where a worker hears of run-state changes made by an API in another process: the catalog's
@@ -87,8 +48,6 @@ function runStateChanges(config: Config, catalog: Catalog, logger: Logger): RunS
   return (listener) => catalog.changes.subscribe(RUN_STATE, () => { logger.info('worker: run-state change notified'); listener() })
 }
 
-/** A runner for an API process without the worker role: the worker reconciles from the catalog. */
-const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
 
 const ALL = ['api', 'broker', 'worker'] as const
 
@@ -284,51 +243,3 @@ export const PARTS: readonly Part<Wiring>[] = [
     },
   },
 ]
-
-/** The HTTP API: built (it does not listen itself), then listening; on stop it answers new requests 503 and finishes those in flight. */
-async function startHttp(w: Wiring) {
-  const { config, logger, broker, projectRuntimes } = w
-  const path = need(w.path, 'observation path')
-  const resolver = need(w.resolver, 'catalog')
-  const spoolDir = join(config.dataDir, 'spool')
-  mkdirSync(spoolDir, { recursive: true })
-  const app = await buildApp({
-    catalog: need(w.catalog, 'catalog'), store: path.store, ingest: path.ingest, logger, spoolDir, library: w.library, analytics: need(w.analytics, 'analytics'),
-    tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
-    onMqttAccountRevoked: (username) => broker?.revoke(username),
-    onProjectDeleting: (projectId) => projectRuntimes.stopProject(projectId),
-    onProjectDeleted: (projectId) => resolver.forgetProject(projectId),
-    // A company sees the broker's counters of its own projects only (issue 9, item 9).
-    metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
-    vdpRunner: w.vdp ?? catalogOnlyRunner,
-    documents: w.documents,
-    alertRunner: w.alerts,
-    webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
-    setpoints: w.setpoints,
-  })
-  w.app = app
-  try {
-    w.address = await app.listen({ host: config.host, port: config.httpPort })
-  } catch (err) {
-    await app.close()
-    // Taken between the preflight check and now: the same one line.
-    if ((err as NodeJS.ErrnoException).code?.startsWith('EADDR')) throw new StartupError(listenProblem('LINTEL_HTTP_PORT', config.host, config.httpPort, err as NodeJS.ErrnoException))
-    throw err
-  }
-  return {
-    stop: async () => {
-      // Keep-alive connections that fall idle are closed at once (on Node 24 a busy client's
-      // connection otherwise stays open until the client ends it); connections still open
-      // after 5 s are cut (their requests were not acknowledged, so nothing acknowledged is lost).
-      const server = app.server
-      const reap = setInterval(() => server.closeIdleConnections(), 50)
-      const cut = setTimeout(() => server.closeAllConnections(), 5000)
-      try {
-        await app.close()
-      } finally {
-        clearInterval(reap)
-        clearTimeout(cut)
-      }
-    },
-  }
-}

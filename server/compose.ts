@@ -33,9 +33,9 @@ export function runs<C>(part: Part<C>, roles: ReadonlySet<Role>, c: C): boolean 
  */
 export async function startParts<C>(parts: readonly Part<C>[], roles: ReadonlySet<Role>, c: C, log: PartsLog): Promise<Running & { names: string[] }> {
   const started: { name: string; running: Running | void }[] = []
-  const stop = async () => {
+  const stopAll = async () => {
     let first: unknown
-    for (const { name, running } of started.reverse()) {
+    for (const { name, running } of [...started].reverse()) {
       log.debug(`shutdown: ${name}`)
       try {
         await running?.stop()
@@ -44,9 +44,11 @@ export async function startParts<C>(parts: readonly Part<C>[], roles: ReadonlySe
         first ??= err
       }
     }
-    started.length = 0
     if (first !== undefined) throw first
   }
+  // Once: a second call (a signal during a test's teardown) waits for the same shutdown.
+  let stopping: Promise<void> | undefined
+  const stop = () => (stopping ??= stopAll())
   for (const part of parts) {
     if (!runs(part, roles, c)) continue
     log.debug(`start: ${part.name}`)

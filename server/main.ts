@@ -59,11 +59,10 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const parts = await startParts(PARTS, config.roles, w, logger)
   logger.debug({ parts: parts.names }, 'started')
   const stop = async () => {
-    try {
-      await parts.stop()
-    } finally {
-      lock?.release()
-    }
+    await parts.stop()
+    // Not after a failed stop: the stores may still be open until the process exits (a
+    // successor takes the lock over once this process is gone).
+    lock?.release()
   }
   const { app, broker, catalog, vdp: vdpRuntime, alerts, setpoints, projectRuntimes, documents, address, caFile, storageUrl } = w
   return { app, broker, catalog: catalog!, store: w.path!.store, vdpRuntime, alerts, setpoints, projectRuntimes, documents, address, caFile, storageUrl, stop }

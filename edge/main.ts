@@ -12,6 +12,7 @@
 //   --relinquish-default V    their relinquish default (default 20)
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { systemClock } from '../core/clock/clock.ts'
 import { startEdgeAgent } from './agent.ts'
 import { SimulatedBacnetDriver } from './simulated-driver.ts'
 
@@ -39,7 +40,7 @@ export async function runEdge(argv: string[]): Promise<number> {
   const rd = values['relinquish-default'] === undefined ? 20 : Number(values['relinquish-default'])
   if (!Number.isFinite(rd)) return fail('--relinquish-default must be a number')
   const ids = [...Array.from({ length: count }, (_, i) => `sim-${i + 1}`), ...(values.point ?? [])]
-  const driver = new SimulatedBacnetDriver(ids.map((id) => ({ id, relinquishDefault: rd })))
+  const driver = new SimulatedBacnetDriver(ids.map((id) => ({ id, relinquishDefault: rd })), systemClock)
   const agent = await startEdgeAgent({
     url: values.url, ca: values.ca ? readFileSync(values.ca) : undefined, username: values.account, password, group, handle, driver,
     log: (m) => process.stderr.write(m + '\n'),

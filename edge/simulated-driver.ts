@@ -6,7 +6,9 @@
 //   keep out of service: the point is marked out of service, so the local automation (a
 //     simulated control loop writing at priority 16, localAutomation()) can no longer overwrite
 // Every real write emits the present value (also when unchanged), so a written setpoint shows
-// up in the datapoint's series.
+// up in the datapoint's series, stamped with the time of the shared clock (core/clock: the
+// system clock in production, a virtual one in tests).
+import { nowMs, systemClock, type Clock } from '../core/clock/clock.ts'
 import { DriverRefusal, type Driver, type DriverWrite, type DriverWriteResult } from './driver.ts'
 
 export const LEVELS = 16
@@ -27,13 +29,13 @@ export class SimulatedBacnetDriver implements Driver {
   private readonly points = new Map<string, State>()
   private readonly listeners = new Set<(point: string, value: number | null, atMs: number) => void>()
 
-  constructor (points: Iterable<SimulatedPoint>, private readonly now: () => number = Date.now) {
+  constructor (points: Iterable<SimulatedPoint>, private readonly clock: Clock = systemClock) {
     for (const p of points) this.points.set(p.id, { spec: p, priority: new Array(LEVELS).fill(null), outOfService: false })
   }
 
   /** `count` points named `<prefix><n>` (1-based), relinquish default `relinquishDefault`. */
-  static numbered(prefix: string, count: number, relinquishDefault = 20): SimulatedBacnetDriver {
-    return new SimulatedBacnetDriver(Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i + 1}`, relinquishDefault })))
+  static numbered(prefix: string, count: number, relinquishDefault = 20, clock: Clock = systemClock): SimulatedBacnetDriver {
+    return new SimulatedBacnetDriver(Array.from({ length: count }, (_, i) => ({ id: `${prefix}${i + 1}`, relinquishDefault })), clock)
   }
 
   has(point: string): boolean {
@@ -90,7 +92,8 @@ export class SimulatedBacnetDriver implements Driver {
   }
 
   private emit(point: string, value: number): void {
-    const at = this.now()
+    // The driver port counts in ms (the line's time is encoded from it).
+    const at = nowMs(this.clock)
     for (const l of this.listeners) l(point, value, at)
   }
 }

@@ -2,8 +2,8 @@
 // datapoints, alerts, analytics' weekly runs and setpoints' pending operations. Deleting a
 // project calls stopProject() BEFORE the catalog forgets the project, so no calculation of a deleted
 // project writes on (ids are never reused either, so a straggler's write could only land in
-// an unreachable series, never in another project's). The composition root (server/main.ts)
-// builds the list and gives stopProject to the API as its onProjectDeleting hook.
+// an unreachable series, never in another project's). The composition root (server/runtimes.ts:
+// each runtime registers as it starts) gives stopProject to the API as its onProjectDeleting hook.
 
 export interface ProjectRuntime {
   /** Stops everything of the project, including starts still under way; idempotent. */

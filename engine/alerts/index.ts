@@ -1,5 +1,5 @@
-// The alert runtime with its notifier, as the composition root wires it (server/main.ts): the
-// webhook and log adapters of the notification port over the catalog's durable outbox.
+// The alert runtime with its notifier, as the composition root wires it (server/runtimes.ts):
+// the webhook and log adapters of the notification port over the catalog's durable outbox.
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
@@ -9,6 +9,7 @@ import type { NotifyLog } from '../notify/port.ts'
 import type { WebhookAddressPolicy } from '../notify/address-policy.ts'
 import { webhookAdapter } from '../notify/webhook.ts'
 import { systemClock, type Clock } from '../../core/clock/clock.ts'
+import type { Running } from '../running.ts'
 import { AlertRuntime, type AlertRuntimeLog } from './runtime.ts'
 
 export interface AlertsOptions {
@@ -50,4 +51,20 @@ export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<
       await notifier.stop()
     },
   })
+}
+
+/**
+ * The alert runtime in the one module shape (engine/running.ts): started, it resumes the
+ * enabled alerts of the projects this process runs; stop() ends them and the notifier (the
+ * outbox keeps what is undelivered for the next start).
+ */
+export async function startAlerts(o: AlertsOptions): Promise<Running & { runtime: AlertRuntime }> {
+  const alerts = openAlerts(o)
+  try {
+    await alerts.resume()
+  } catch (err) {
+    await alerts.close()
+    throw err
+  }
+  return { runtime: alerts, stop: () => alerts.close() }
 }

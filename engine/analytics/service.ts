@@ -13,6 +13,7 @@ import { runAnalysis } from './run.ts'
 import type { AnalysisFunction } from './types.ts'
 import { firstWholeWeek, nextWeek } from './weeks.ts'
 import { every, MICROS_PER_MS, nowMs, systemClock, type Cancel, type Clock } from '../../core/clock/clock.ts'
+import type { Running } from '../running.ts'
 
 export interface AnalyticsOptions {
   catalog: CatalogPort
@@ -174,4 +175,10 @@ export class AnalyticsService {
     this.cancelTicks = undefined
     await this.ticking
   }
+}
+
+/** The weekly schedule in the one module shape (engine/running.ts): ticks until stopped. */
+export async function startAnalyticsSchedule(service: AnalyticsService, intervalMs?: number): Promise<Running> {
+  service.start(intervalMs)
+  return { stop: () => service.stop() }
 }

@@ -1,6 +1,7 @@
 // The observation path of one mode (DESIGN.md "Two ways to run"): how ingested observations
-// become durable and reach what reacts to them. The composition root (server/main.ts) opens one
-// path, once, from the configuration, and wires everything else against this interface:
+// become durable and reach what reacts to them. The composition root opens one path, once,
+// from the configuration (server/observation-path.ts), and wires everything else against
+// this interface:
 //   embedded (embedded.ts): ingest queue → store → bus, all in one process;
 //   scaled   (scaled.ts):   ingest → observation log (Kafka); a worker's member of the
 //                           "lintel-store" consumer group writes the store, then feeds the bus.

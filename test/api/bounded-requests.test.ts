@@ -16,7 +16,6 @@ import { nextEvent, settleWithin } from '../helpers/wait.ts'
 import { addProject, addUser, platform } from '../helpers/platform.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { formatTimestamp } from '../../core/timestamp.ts'
-import { settleWithin } from '../helpers/wait.ts'
 
 const LIMIT_MS = 50
 

@@ -44,7 +44,7 @@ const local = (e: ImportEdge) => !e.to.startsWith('node:') && folderOf(e.to) !==
 
 t.test('the reader sees the imports it must see', async (t) => {
   t.ok(files.length > 50, `${files.length} source files`)
-  const main = edges.filter((e) => e.from === 'server/main.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
+  const main = edges.filter((e) => e.from === 'server/observation-path.ts').map((e) => `${e.to}${e.typeOnly ? ' (type)' : ''}`)
   t.ok(main.includes('engine/store/sqlite-store.ts'), 'a value import')
   t.ok(main.includes('engine/store/port.ts (type)'), 'a type import')
   t.ok(main.includes('engine/log/kafka-log.ts'), 'a dynamic import()')

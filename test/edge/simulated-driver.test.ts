@@ -5,15 +5,19 @@ import { DriverRefusal } from '../../edge/driver.ts'
 import { encodeLine } from '../../protocol/line-encoder.ts'
 import { SimulatedBacnetDriver } from '../../edge/simulated-driver.ts'
 import { parseLines } from '../../protocol/line-protocol.ts'
+import { VirtualClock } from '../../core/clock/virtual-clock.ts'
 
 t.test('priority array and present value', async (t) => {
-  const d = new SimulatedBacnetDriver([{ id: 'p', relinquishDefault: 20, min: 0, max: 50 }], () => 1000)
+  const clock = new VirtualClock(1_700_000_000_000_500)
+  const d = new SimulatedBacnetDriver([{ id: 'p', relinquishDefault: 20, min: 0, max: 50 }], clock)
   const seen: [string, number | null, number][] = []
   d.onPresentValue((p, v, at) => seen.push([p, v, at]))
   t.equal(d.read('p').presentValue, 20, 'the relinquish default without any write')
   const w = (value: number | null, priority: number, extra = {}) => d.write({ point: 'p', value, priority, dryrun: false, keepOutOfService: false, ...extra })
   t.same(await w(22, 13), { priorityArray: new Array(16).fill(null), presentValue: 22, effective: true })
+  clock.advance(2_500_000)
   t.match(await w(19, 8), { presentValue: 19, effective: true })
+  t.same(seen.map((s) => s[2]), [1_700_000_000_000, 1_700_000_002_500], 'stamped with the clock\'s time, in ms')
   const r = await w(23, 13)
   t.equal(r.priorityArray[12], 22, 'the array before the write')
   t.equal(r.effective, false, 'priority 8 wins')

@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap'
 import { adminEndpoints } from '../../../api/registry.ts'
 import { Catalog } from '../../../catalog/index.ts'
-import { SETPOINT_LIFECYCLE, INITIALIZED, REQUESTED, WRITTEN, FAILED } from '../../../engine/setpoints/lifecycle.ts'
+import { SETPOINT_LIFECYCLE, INITIALIZED, REQUESTED, WRITTEN, FAILED, codeOf } from '../../../engine/setpoints/lifecycle.ts'
 import { SetpointService, type SetpointWrite } from '../../../engine/setpoints/service.ts'
 import { readSetpointAck } from '../../../protocol/setpoint-messages.ts'
 import { waitFor } from '../../helpers/wait.ts'
@@ -172,4 +172,15 @@ t.test('several API processes on one catalog: every answer and the time-out are 
   const failed = await s.catalog.setpoints.get(late.reference)
   t.same(failed.log.map((e) => e.status), ['initialized', 'requested', 'failed'], 'one failure entry')
   t.equal(s.service.counters.failed + other.counters.failed, 1)
+})
+
+t.test('a refusal of the edge device fails the operation with its reason; a stored status the table does not know is an error', async (t) => {
+  const s = await setup(t)
+  const op = await s.req()
+  await s.answer(s.p1, { reference: op.reference, result: 'refused', reason: 'value 99 is outside the device\'s range [0,50]' })
+  const failed = await s.catalog.setpoints.get(op.reference)
+  t.equal(failed.status, 'failed')
+  t.equal(failed.log.at(-1)!.msg, 'Refused by the edge device (edge account edge): value 99 is outside the device\'s range [0,50]')
+  t.equal(s.service.counters.failed, 1)
+  t.throws(() => codeOf('paused'), /unknown setpoint status 'paused'/)
 })

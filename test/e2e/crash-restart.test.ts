@@ -91,7 +91,7 @@ t.test('an upload cut by kill -9: no temporary file after the restart, no half f
   t.teardown(() => { p.child.kill('SIGKILL') })
   await call(p.url, 'POST', '/v2/company/project', { name: 'Docs' })
   const whole = fileForm('whole.txt', Buffer.from('a complete file\n'))
-  const res = await fetch(`${p.url}/v2/project/1/file?folder=docs`, { method: 'POST', headers: { authorization: ADMIN, ...whole.headers }, body: whole.payload })
+  const res = await fetch(`${p.url}/v2/project/1/file?folder=docs`, { method: 'POST', headers: { authorization: ADMIN, ...whole.headers }, body: new Uint8Array(whole.payload) })
   t.equal(res.status, 201)
 
   // A 4 MiB upload of which only the first 256 KiB are sent: it waits for the rest.
@@ -111,7 +111,7 @@ t.test('an upload cut by kill -9: no temporary file after the restart, no half f
   t.same(readdirSync(tmp), [], 'no temporary file is left after the restart')
   t.same((await call(p.url, 'GET', '/v2/project/1/files')).body.items.map((f: { path: string }) => f.path), ['docs/whole.txt'], 'the cut upload never became a file')
   t.same((await call(p.url, 'GET', '/v2/project/1/quota')).body.files.quota_used, { files: 1, space_bytes: 16 }, 'the quota counts the complete file only')
-  const again = await fetch(`${p.url}/v2/project/1/file?folder=docs`, { method: 'POST', headers: { authorization: ADMIN, ...form.headers }, body: form.payload })
+  const again = await fetch(`${p.url}/v2/project/1/file?folder=docs`, { method: 'POST', headers: { authorization: ADMIN, ...form.headers }, body: new Uint8Array(form.payload) })
   t.equal(again.status, 201, 'the same upload succeeds after the restart')
   t.same((await call(p.url, 'GET', '/v2/project/1/quota')).body.files.quota_used, { files: 2, space_bytes: 16 + size })
 })

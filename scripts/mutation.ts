@@ -77,6 +77,8 @@ for (const m of modules) {
   console.log(JSON.stringify({ module: m.name, score, floor: m.floor, killed, mutants: judged.length, seconds: Math.round((Date.now() - started) / 1000), survived }))
   if (score < m.floor) below.push(`${m.name}: ${score}% < ${m.floor}%`)
 }
+// The parent of the sandboxes too: a top-level folder left behind fails test/architecture.
+rmSync('.stryker-tmp', { recursive: true, force: true })
 if (below.length > 0) {
   console.error(`mutation testing failed: ${below.join('; ')}`)
   process.exit(1)

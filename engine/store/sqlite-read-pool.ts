@@ -2,7 +2,11 @@
 // own read-only connection (sqlite-read-worker.ts). A request goes to the worker with the
 // fewest requests in flight; WAL gives every statement the last committed state, so a read
 // issued after an append resolved sees it, whichever worker runs it.
+// A worker that dies (an error, a crash of the native module) fails only the reads it held,
+// with OVERLOADED (503, retry), and is replaced; one that dies before it could open its
+// connection fails the pool (no respawn loop on a file that cannot be opened).
 import type { Worker } from 'node:worker_threads'
+import { OverloadedError } from '../../core/errors.ts'
 import { floorDiv } from './buckets.ts'
 import type { AnswerFrame, MeanPoint, Point, RangeQuery, SampleQuery } from './port.ts'
 import type { ReadReply, ReadRequest } from './sqlite-read-worker.ts'
@@ -16,7 +20,7 @@ const READER_URL = new URL('./sqlite-read-worker.ts', import.meta.url).href
 
 type Ok = Extract<ReadReply, { ok: true }>
 type Body = ReadRequest extends infer R ? R extends { id: number } ? Omit<R, 'id'> : never : never
-interface Slot { worker: Worker; pending: Map<number, { resolve: (r: Ok) => void; reject: (e: Error) => void }> }
+interface Slot { worker: Worker; ready: boolean; pending: Map<number, { resolve: (r: Ok) => void; reject: (e: Error) => void }> }
 
 function rebuild(m: Extract<ReadReply, { ok: false }>): Error {
   const E = m.name === 'RangeError' ? RangeError : m.name === 'TypeError' ? TypeError : Error
@@ -26,11 +30,12 @@ function rebuild(m: Extract<ReadReply, { ok: false }>): Error {
 export class ReadPool {
   private nextId = 1
   private failure: Error | undefined
+  private closing = false
 
-  private constructor (private readonly slots: Slot[]) {}
+  private constructor (private readonly slots: Slot[], private readonly file: string) {}
 
   static async open(file: string, size: number): Promise<ReadPool> {
-    const slots: Slot[] = Array.from({ length: size }, () => ({ worker: spawnModuleWorker(READER_URL, { file }), pending: new Map() }))
+    const slots: Slot[] = Array.from({ length: size }, () => ({ worker: spawnModuleWorker(READER_URL, { file }), ready: true, pending: new Map() }))
     try {
       await Promise.all(slots.map(({ worker }) => new Promise<void>((resolve, reject) => {
         const onMessage = (m: ReadReply) => {
@@ -45,14 +50,31 @@ export class ReadPool {
       await Promise.all(slots.map((s) => s.worker.terminate()))
       throw err
     }
-    const pool = new ReadPool(slots)
-    for (const s of slots) {
-      s.worker.on('message', (m: ReadReply) => pool.settle(s, m))
-      s.worker.on('error', (err) => pool.fail(err))
-      s.worker.on('exit', (code) => pool.fail(new Error(`time-series reader exited (${code})`)))
-      s.worker.unref()
-    }
+    const pool = new ReadPool(slots, file)
+    for (const s of slots) pool.attach(s, s.worker)
     return pool
+  }
+
+  private attach(slot: Slot, worker: Worker): void {
+    slot.worker = worker
+    worker.on('message', (m: ReadReply) => {
+      if (m.id === 0) slot.ready = m.ok
+      else this.settle(slot, m)
+    })
+    worker.on('error', (err) => this.lost(slot, worker, err.message))
+    worker.on('exit', (code) => this.lost(slot, worker, `exit code ${code}`))
+    if (slot.pending.size === 0) worker.unref()
+  }
+
+  /** A worker died: its reads fail with a clear error, and it is replaced. */
+  private lost(slot: Slot, worker: Worker, cause: string): void {
+    if (this.closing || slot.worker !== worker) return // closed on purpose, or already replaced
+    const err = new OverloadedError(`The time-series reader stopped (${cause}); retry the read`, { retryAfterMs: 1000 })
+    for (const p of slot.pending.values()) p.reject(err)
+    slot.pending.clear()
+    if (!slot.ready) return this.fail(err)
+    slot.ready = false
+    this.attach(slot, spawnModuleWorker(READER_URL, { file: this.file }))
   }
 
   async read(series: number, q: RangeQuery): Promise<Point[]> {
@@ -105,6 +127,7 @@ export class ReadPool {
   }
 
   async close(): Promise<void> {
+    this.closing = true
     await Promise.all(this.slots.map(async (s) => {
       if (!this.failure) await this.send({ op: 'close' }, s).catch(() => {})
       // Held until it has exited (settle() unrefs a worker with nothing pending): an unref'd

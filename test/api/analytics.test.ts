@@ -47,8 +47,22 @@ t.test('functions, instance, run, results in English and German, grouped views',
   const run = await p.call(p.admin, 'POST', `/v2/analytics/instance/${id}/run?${q}&start=2024-01-01T00:00:00Z&end=2024-01-08T00:00:00Z`)
   t.equal(run.status, 201, JSON.stringify(run.body))
   const r = run.body.resource
-  t.match(r, { instance_id: id, project_id: pid, function_name: curve.nameEN, start: '2024-01-01 00:00:00+00:00', end: '2024-01-08 00:00:00+00:00', status: 'success', trigger: 'manual', signal_color: /^(red|yellow|green)$/ })
-  t.ok(r.kpi.length > 0 && r.kpi.every((k: any) => typeof k.name === 'string' && typeof k.unit === 'string'), 'KPIs with units')
+  t.match(r, { instance_id: id, project_id: pid, function_name: curve.nameEN, start: '2024-01-01 00:00:00+00:00', end: '2024-01-08 00:00:00+00:00', status: 'success', trigger: 'manual' })
+  // By hand: the design curve runs from (15 °C, 20 °C) to (-12 °C, 70 °C), slope 50/-27 =
+  // -1.852 K/K; the flow is 55 - 1.2·(oat - 5) (slope -1.2, -1.202 from the values rounded to
+  // 0.1) and the outdoor mean is 5 °C (whole days of a sine), where the design curve gives
+  // 20 + 10·50/27 = 38.52 °C: 16.48 K above it, and the fit at -12 °C is 55 + 1.2·17 = 75.4 °C.
+  t.same(r.kpi, [
+    { name: 'Mean deviation from design curve', unit: 'K', value: 16.48 },
+    { name: 'Measured curve slope', unit: 'K/K', value: -1.202 },
+    { name: 'Design curve slope', unit: 'K/K', value: -1.852 },
+    { name: 'Flow temperature at design outdoor temperature (fitted)', unit: '°C', value: 75.4 },
+    { name: 'Coefficient of determination R²', unit: '', value: 1 },
+    { name: 'Hours evaluated', unit: 'h', value: 168 },
+  ], 'the KPIs of the heating curve, computed by hand')
+  t.equal(r.signal_color, 'red', 'a curve 16.5 K too high is red')
+  t.equal(r.interpretation, 'In 168 hours with heating demand the flow temperature was on average 16.5 K above the design curve.')
+  t.same(r.recommendation, ['Lower the heating curve by about 16.5 K (parallel shift) and watch room comfort.'])
   const second = (await p.call(p.admin, 'POST', `/v2/analytics/instance/${id}/run?${q}&start=2024-01-01 00:00:00%2B00:00&end=2024-01-04 00:00:00%2B00:00`)).body.resource
   t.not(second.result_id, r.result_id, 'each run one result with its own id')
   t.equal((await p.call(p.admin, 'POST', `/v2/analytics/instance/${id}/run?${q}&start=2024-01-08&end=2024-01-01`)).status, 400)
@@ -57,7 +71,9 @@ t.test('functions, instance, run, results in English and German, grouped views',
   const en = (await p.call(p.admin, 'GET', `/v2/analytics/instance/${id}/result/${r.result_id}?${q}`)).body
   const de = (await p.call(p.admin, 'GET', `/v2/analytics/instance/${id}/result/${r.result_id}?${q}&result_language=de`)).body
   t.same(en, r, 'English by default, as the run answered')
-  t.not(de.interpretation, en.interpretation, 'German texts')
+  t.equal(de.interpretation, 'In 168 Stunden mit Heizbedarf lag die Vorlauftemperatur im Mittel 16,5 K über der Auslegungskurve.', 'German texts')
+  t.same(de.recommendation, ['Heizkurve um etwa 16,5 K absenken (Parallelverschiebung) und die Raumbehaglichkeit beobachten.'])
+  t.same(de.kpi.map((k: any) => k.name), ['Mittlere Abweichung von der Auslegungskurve', 'Gemessene Steigung der Heizkurve', 'Steigung der Auslegungskurve', 'Vorlauftemperatur bei Auslegungs-Außentemperatur (angepasst)', 'Bestimmtheitsmaß R²', 'Ausgewertete Stunden'])
   t.equal(de.function_name, fns.find((f: any) => f.id === curve.id).nameDE)
   t.same(de.kpi.map((k: any) => [k.unit, k.value]), en.kpi.map((k: any) => [k.unit, k.value]), 'same values and units')
   t.equal((await p.call(p.admin, 'GET', `/v2/analytics/instance/${id}/result/${r.result_id}?${q}&result_language=fr`)).status, 400)

@@ -88,3 +88,59 @@ t.test('an address any account logged in from is known to the pre-login gate; a 
   now += 10_000
   t.notOk(th.isKnownAddress('10.0.0.1'), 'forgotten after knownMs')
 })
+
+t.test('without an address or an account only what is named counts', async (t) => {
+  const th = new LoginThrottle({ maxPerPair: 2, maxPerAddress: 2, maxPerAccount: 2, windowMs: 60_000, now: () => 0 })
+  // No address (a login without a peer address): no address or pair budget is spent.
+  t.same(['a', 'b', 'c'].map((u) => th.begin(undefined, u).admitted), [true, true, true], 'three accounts, no address: none refused')
+  // No account (a bearer token, malformed credentials): the address alone counts.
+  t.same(['10.0.0.1', '10.0.0.2', '10.0.0.3'].map((ip) => th.begin(ip, undefined).admitted), [true, true, true], 'three addresses, no account: none refused')
+  t.ok(th.begin(undefined, 'a').admitted)
+  t.same(th.begin(undefined, 'a'), { admitted: false, retryAfterMs: 60_000, limit: 'account' }, 'the account counts without an address')
+  t.ok(th.begin('10.0.0.1', undefined).admitted)
+  t.same(th.begin('10.0.0.1', undefined), { admitted: false, retryAfterMs: 60_000, limit: 'address' }, 'the address counts without an account')
+})
+
+t.test('refused by two limits: the longer wait is told', async (t) => {
+  let now = 0
+  const th = new LoginThrottle({ maxPerPair: 2, maxPerAddress: 100, maxPerAccount: 3, windowMs: 60_000, now: () => now })
+  t.ok(th.begin('10.0.0.5', 'gw').admitted) // the account's window starts at 0
+  now = 10_000
+  for (let i = 0; i < 2; i++) t.ok(th.begin('10.0.0.1', 'gw').admitted) // the pair's at 10 s
+  t.same(th.begin('10.0.0.1', 'gw'), { admitted: false, retryAfterMs: 60_000, limit: 'pair' }, 'the pair (60 s left) over the account (50 s left)')
+})
+
+t.test('a success takes back only its own count: its pair is cleared, a later window is left alone', async (t) => {
+  let now = 0
+  const th = new LoginThrottle({ maxPerPair: 2, maxPerAddress: 100, maxPerAccount: 2, windowMs: 1000, now: () => now })
+  t.ok(th.begin('ip1', 'u').admitted) // a failure of the pair
+  const ok = th.begin('ip1', 'u')
+  if (!ok.admitted) throw new Error('refused')
+  ok.attempt.succeeded()
+  t.same([th.begin('ip1', 'u').admitted, th.begin('ip1', 'u').admitted], [true, true], 'the pair was cleared, not just taken back by one')
+
+  const late = th.begin('ip2', 'x')
+  if (!late.admitted) throw new Error('refused')
+  now = 1000 // the window of that attempt is over; a new one starts
+  t.ok(th.begin('ip3', 'x').admitted)
+  late.attempt.succeeded() // its count was in the old window: the new one keeps its failure
+  t.ok(th.begin('ip4', 'x').admitted)
+  t.same(th.begin('ip5', 'x'), { admitted: false, retryAfterMs: 1000, limit: 'account' }, "an old attempt's success does not lower the new window")
+})
+
+t.test('known addresses: remembered 30 days by default, forgotten at knownMs exactly', async (t) => {
+  let now = 0
+  const login = (th: LoginThrottle) => { const x = th.begin('a', 'u'); if (x.admitted) x.attempt.succeeded() }
+  const byDefault = new LoginThrottle({ now: () => now })
+  login(byDefault)
+  now = 29 * 86_400_000
+  t.ok(byDefault.isKnown('u', 'a'), 'still known after 29 days')
+  now = 0
+  const th = new LoginThrottle({ knownMs: 10_000, now: () => now })
+  login(th)
+  now = 9_999
+  t.ok(th.isKnown('u', 'a'), 'known 1 ms before knownMs')
+  now = 10_000
+  t.notOk(th.isKnown('u', 'a'), 'forgotten at knownMs')
+  t.notOk(th.isKnown('u', 'b'), 'an address never seen is not known')
+})

@@ -2,6 +2,7 @@
 // with its store behind a gate the test holds, releases or fails (helpers/gated-store.ts),
 // checked with a real MQTT client and real HTTP requests, not at the ingest queue alone:
 //   - a QoS 1 PUBACK and an HTTP 200 come only after the store made the data durable;
+//   - a subscriber gets a time-series message only after it is stored;
 //   - a failed store write gets no PUBACK: the connection is closed, the client sends the
 //     message again after reconnecting, and it is stored once;
 //   - a full ingest queue makes publishers and HTTP writers wait (counted), nothing dropped;
@@ -11,7 +12,7 @@ import { OverloadedError } from '../../core/errors.ts'
 import { GatedStore } from '../helpers/gated-store.ts'
 import { ADMIN, livePlatform } from '../helpers/live-platform.ts'
 import { basic } from '../helpers/platform.ts'
-import { isSettled, nextEvent, settleWithin, waitFor } from '../helpers/wait.ts'
+import { isSettled, messageWithin, nextEvent, settleWithin, waitFor } from '../helpers/wait.ts'
 
 const T = 1_700_000_000_000_000_000n // 2023-11-14T22:13:20Z in ns
 
@@ -40,6 +41,28 @@ t.test('MQTT: PUBACK only after the store write; none while the write is held', 
   await settleWithin(acked, { what: 'the PUBACK after the store write' })
   t.equal(storedAtAck, 1, 'the PUBACK came after the store write resolved')
   t.same((await live.read(pid, 'held')).data, [{ time: '2023-11-14T22:13:20Z', value: 1 }])
+})
+
+t.test('MQTT: a subscriber gets a time-series message only after it is stored', async (t) => {
+  const { live, gate } = await gatedPlatform(t)
+  const pid = await live.project('Sub')
+  const sub = await live.connect(await live.account(pid, 'reader', 'read'))
+  await sub.subscribeAsync(`lintel/p${pid}/#`, { qos: 1 })
+  const got: { text: string; storedThen: number }[] = []
+  sub.on('message', (_topic, payload) => { got.push({ text: String(payload), storedThen: gate.stored }) })
+  const pub = await live.connect(await live.account(pid, 'dev', 'write'))
+  gate.hold()
+  const acked = pub.publishAsync(`lintel/p${pid}/x`, `seen value=3 ${T}`, { qos: 1 })
+  await waitFor(() => gate.held === 1, { what: 'the broker to hand the message to the store' })
+  // The message's PUBACK and forwarding wait for the same store write: while it is held, an
+  // idle round trip of the subscriber's own connection proves nothing was forwarded meanwhile.
+  await sub.subscribeAsync(`lintel/p${pid}/none`, { qos: 1 })
+  t.same(got, [], 'subscribers get nothing while the store write is held (forwarded before it was stored)')
+  const next = messageWithin(sub, { what: 'the message forwarded to the subscriber after the store write' })
+  gate.release()
+  await settleWithin(acked, { what: 'the PUBACK after the store write' })
+  t.equal((await next).text, `seen value=3 ${T}`)
+  t.same(got, [{ text: `seen value=3 ${T}`, storedThen: 1 }], 'forwarded once, after the store write resolved')
 })
 
 t.test('MQTT: a failed store write closes the connection without PUBACK; the message comes again and is stored once', async (t) => {

@@ -1,6 +1,7 @@
 // Two broker nodes sharing Redis (aedes-persistence-redis + mqemitter-redis): a message
 // published on one node reaches a subscriber on the other, and a persistent session
-// survives its node's restart.
+// survives its node's restart; an account deleted through one node loses its connections on
+// every node.
 import t from 'tap'
 import mqtt, { type MqttClient } from 'mqtt'
 import { adminEndpoints } from '../../api/registry.ts'
@@ -12,7 +13,7 @@ import { startBroker, type Broker } from '../../ingest/mqtt/broker.ts'
 import { loadTlsMaterial } from '../../ingest/mqtt/tls-material.ts'
 import { redisOptions } from '../../ingest/mqtt/cluster.ts'
 import { requireService } from '../helpers/services.ts'
-import { nextEvent, waitFor } from '../helpers/wait.ts'
+import { nextEvent, waitFor, watchClose } from '../helpers/wait.ts'
 
 const REDIS = process.env.LINTEL_TEST_REDIS_URL ?? 'redis://127.0.0.1:16379'
 const silent = { info() {}, warn() {}, error() {} }
@@ -134,4 +135,53 @@ t.test('cluster: client ids are scoped to the account across nodes', async (t) =
   const [taker] = await connect(n1, 'a-dev', { clientId: id, clean: false })
   await closed
   t.ok(taker.connected, 'the same account on the other node takes the connection over')
+})
+
+t.test('cluster: an account deleted through one node loses its connections on the other node too', async (t) => {
+  // The API process deletes the account and ends the connections of its own broker node
+  // (main.ts onMqttAccountRevoked); a node elsewhere in the cluster learns it from the catalog
+  // (its expiry check, every second) and must close them as well.
+  const { host, port } = redisOptions(REDIS)
+  if (!await requireService(t, 'Redis', host, port, 'scripts/services/redis.sh start')) return
+  const dir = t.testdir()
+  const catalog = Catalog.open(dir, adminEndpoints)
+  const store = await openSqliteStore({ dir })
+  const tls = await loadTlsMaterial({ dataDir: dir })
+  const suffix = `${process.pid}-${Date.now()}`
+  const { company, user } = await catalog.createCompanyWithAdmin(`Revoke ${suffix}`, { email: `r-${suffix}@cluster.test`, password: 'cluster-pass' })
+  const { project } = await catalog.projects.create(company.id, { name: 'R' }, user.id)
+  const gone = await catalog.mqttAccounts.create(project.id, { username: `gone-${suffix}`, password: 'gone-password', rights: 'write', validUntil: null })
+  await catalog.mqttAccounts.create(project.id, { username: `kept-${suffix}`, password: 'kept-password', rights: 'write', validUntil: null })
+  const queue = new IngestQueue(store)
+  const resolver = new DatapointResolver(catalog)
+  const node = (id: string) => startBroker({
+    catalog, ingest: (_p, batch) => queue.enqueue(batch), resolver, log: silent, redisUrl: REDIS, nodeId: `${id}-${suffix}`,
+    listen: { host: '127.0.0.1', tlsPort: 0, wsPort: 0, tcpPort: 0, cert: tls.cert, key: tls.key },
+  })
+  const a = await node('a')
+  const b = await node('b')
+  const clients: MqttClient[] = []
+  t.teardown(async () => {
+    await Promise.all(clients.map((c) => c.endAsync(true)))
+    await a.close(); await b.close(); await store.close(); catalog.close()
+  })
+  const connect = async (n: Broker, user: string) => {
+    const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${n.ports.tcp}`, { username: `${user}-${suffix}`, password: `${user}-password`, reconnectPeriod: 0 })
+    clients.push(c)
+    return c
+  }
+  const onA = await connect(a, 'gone')
+  const onB = await connect(b, 'gone')
+  const kept = await connect(b, 'kept')
+  const closedA = watchClose(onA)
+  const closedB = watchClose(onB)
+  const keptClose = watchClose(kept)
+
+  await catalog.mqttAccounts.delete(project.id, gone.id) // what DELETE .../mqttuser/{id} does on node a's process
+  a.revoke(`gone-${suffix}`)
+  await closedA.within({ what: 'the connection on the node that revoked the account', timeoutMs: 2_000 })
+  await closedB.within({ what: 'the connection of the deleted account on the other node (closed within its expiry check, 1 s)', timeoutMs: 5_000 })
+  await t.rejects(connect(b, 'gone'), /Not authorized|Bad username or password/, 'and it cannot connect again there')
+  await kept.publishAsync(`lintel/${(await catalog.projects.settings(project.id)).project_handle}/x`, `x value=1 ${T}`, { qos: 1 })
+  t.notOk(keptClose.closed(), 'another account on the other node stays connected')
 })

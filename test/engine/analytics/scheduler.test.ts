@@ -79,6 +79,30 @@ t.test('weeks follow the project time zone: Monday 00:00 local, across the DST s
   t.same((await catalog.analytics.results(on.id)).map((r) => `${specTimestamp(r.start)} - ${specTimestamp(r.end)}`), ['2024-03-24 23:00:00+00:00 - 2024-03-31 22:00:00+00:00'])
 })
 
+t.test('the autumn DST week in the project zone: 169 hours, all of them analysed', async (t) => {
+  const dir = t.testdir()
+  const { catalog, store, project, cip } = await seeded(t, dir)
+  await catalog.projects.update(project.id, { time_zone: 'Europe/Berlin' })
+  // Berlin leaves summer time on Sunday 27 October 2024 (03:00 CEST is 02:00 CET): the week
+  // from Monday 21 October 00:00 CEST (20 Oct 22:00 UTC) to Monday 28 October 00:00 CET
+  // (27 Oct 23:00 UTC) is 169 hours long. Hourly observations cover exactly those hours.
+  const from = US('2024-10-20T22:00:00Z')
+  const ids = await catalog.datapoints.ensure(project.id, ['flow', 'oat'])
+  const hours = Array.from({ length: 169 }, (_, h) => from + h * 3_600_000_000)
+  await store.append(hours.flatMap((time) => [{ series: ids.get('flow')!, time, value: 50 }, { series: ids.get('oat')!, time, value: 5 }]))
+  const clock = new VirtualClock(US('2024-10-16T10:00:00Z'))
+  const s = new AnalyticsService({ catalog, store, library, clock, worker: 'w1' })
+  const on = await catalog.analytics.createInstance(project.id, { componentinproject_id: cip.id, analysisfunction_id: 2, name: 'curve', description: '', enabled: true, weeks_from: await s.weeksFrom(project.id) })
+  t.equal(specTimestamp(on.weeks_from), '2024-10-20 22:00:00+00:00', 'Monday 21 October 00:00 CEST')
+  clock.advanceTo(US('2024-10-27T22:59:59Z'))
+  t.equal(await s.tick(), 0, 'the week has not ended 168 hours later: it is 169 hours long (clocks go back)')
+  clock.advanceTo(US('2024-10-27T23:00:00Z'))
+  t.equal(await s.tick(), 1, 'Monday 28 October 00:00 CET: the week runs')
+  const [r] = await catalog.analytics.results(on.id)
+  t.equal(`${specTimestamp(r.start)} - ${specTimestamp(r.end)}`, '2024-10-20 22:00:00+00:00 - 2024-10-27 23:00:00+00:00', 'the result covers Monday to Monday local time')
+  t.match(r.texts.en.kpi.find((k: { name: string }) => k.name === 'Hours evaluated'), { unit: 'h', value: 169 }, 'every hour of the 169-hour week is read and analysed')
+})
+
 t.test('two workers on one catalog file: each week runs exactly once', async (t) => {
   const dir = t.testdir()
   const { catalog, store, project, cip } = await seeded(t, dir)

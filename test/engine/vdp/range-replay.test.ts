@@ -1,7 +1,8 @@
 // Replay of a virtual datapoint over a range (issue 14 item 2, engine/vdp/range-replay.ts):
 // the live pipeline fed from the store. Through the real runtime, SQLite store and bus: run
 // live over a stream, then replay (whole range, a middle range) and compare whole series;
-// late and corrected inputs within the lateness horizon are recomputed by themselves.
+// late and corrected inputs within the lateness horizon are recomputed by themselves, older
+// ones are not.
 import t, { type Test } from 'tap'
 import { adminEndpoints } from '../../../api/registry.ts'
 import { Catalog } from '../../../catalog/index.ts'
@@ -136,6 +137,29 @@ t.test('late and corrected inputs within the lateness horizon are recomputed; th
   await waitFor(() => recomputed.length === 2, { what: 'the recompute of the correction' })
   t.equal((await read('live')).at(-1)!.value, (7 + 8 + 90) / 3)
   t.ok(runtime.isRunning(live.id), 'still running')
+})
+
+t.test('late data beyond the lateness horizon is not recomputed; at the horizon it is', async (t) => {
+  // docs/virtual-datapoints.md "Late data": an input at most the horizon behind the newest of
+  // its pin is recomputed; older ones are left to the live windows alone.
+  const { runtime, vdp, put, read, recomputed } = await setup(t, 60 * M)
+  const live = await vdp('live', 'formula', { pins: { P1: { dataPointID: 'x' } }, parameters: { formula: 'P1 * 2' } })
+  await runtime.start(live)
+  for (const i of [0, 1, 2, 100]) await put('x', [{ time: i * M, value: i }])
+  await waitFor(async () => (await read('live')).length === 4, { what: 'four outputs' })
+  const before = await read('live')
+  await put('x', [{ time: 40 * M - 1, value: 7 }]) // 60 min + 1 µs behind the newest (100 min): beyond
+  await put('x', [{ time: 101 * M, value: 101 }])
+  await waitFor(async () => (await read('live')).at(-1)?.time === 101 * M, { what: 'the output of the next input' })
+  t.same((await read('live')).filter((p) => p.time !== 40 * M - 1 && p.time !== 101 * M), before, 'the outputs before it are left as they were')
+
+  // Recomputes start about 0.2 s after the late input, from the earliest late time pending:
+  // had the input beyond the horizon been taken as late, the first recompute would start
+  // there (merged with this one, or before it).
+  await put('x', [{ time: 41 * M, value: 41 }]) // exactly 60 min behind the newest (101 min): within
+  await waitFor(() => recomputed.length >= 1, { what: 'the recompute of an input exactly at the horizon' })
+  t.same(recomputed.map((r) => [r.id, r.from]), [[live.id, 41 * M]], 'only the input at the horizon is recomputed; the one beyond it is not')
+  t.equal((await read('live')).find((p) => p.time === 41 * M)?.value, 82, 'the input at the horizon has its output')
 })
 
 t.test('a replay cascades into the running virtual datapoints fed by the replayed one, and on from them', async (t) => {

@@ -220,15 +220,18 @@ export class Notifier {
     const drop = new Set(ids)
     for (const id of ids) this.forget(id)
     await this.o.store.outboxDelete(ids)
+    // Those not waiting in a lane are in flight: dropped if that attempt fails, delivered if it
+    // succeeds. (Only those: a waiting one marked too would stay in `doomed` for good and
+    // lift the bound in all by one.)
+    const inFlight = new Set(drop)
+    for (const lane of this.lanes.values()) for (const d of lane.queue) inFlight.delete(d.id)
     let removed = 0
     for (const lane of this.lanes.values()) {
       const before = lane.queue.length
       lane.queue = lane.queue.filter((d) => !drop.has(d.id))
       removed += before - lane.queue.length
     }
-    // The rest are in flight: dropped if that attempt fails, delivered if it succeeds.
-    for (const lane of this.lanes.values()) for (const d of lane.queue) drop.delete(d.id)
-    for (const id of drop) this.doomed.set(id, bound)
+    for (const id of inFlight) this.doomed.set(id, bound)
     this.pending -= removed
     this.counters.dropped += removed
     this.o.log.warn({ company_id: company, dropped: removed, in_flight: ids.length - removed, total_dropped: this.counters.dropped, bound, which, first: ids[0], last: ids[ids.length - 1] },

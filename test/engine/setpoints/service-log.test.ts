@@ -82,11 +82,19 @@ t.test('the log users read: each step in its words, the written value and who wi
   const w = await s.catalog.setpoints.get(wins.reference)
   t.equal(w.log.at(-1)!.msg, 'Written at priority 13 (edge account edge)')
   t.equal(w.log.at(-1)!.effective, true)
+  // Its own priority held a value (overwritten): nothing more urgent, so it wins.
+  const own = await s.req()
+  await s.answer(s.p1, { reference: own.reference, result: 'written', priorityArray: [...NULLS.slice(0, 12), 7, ...NULLS.slice(13)] })
+  t.equal((await s.catalog.setpoints.get(own.reference)).log.at(-1)!.msg, 'Written at priority 13 (edge account edge)', 'the value it overwrites does not beat it')
+  // Priority 1, the most urgent, holds a value: it wins.
+  const first = await s.req()
+  await s.answer(s.p1, { reference: first.reference, result: 'written', priorityArray: [0, ...NULLS.slice(1)] })
+  t.equal((await s.catalog.setpoints.get(first.reference)).log.at(-1)!.msg, 'Written at priority 13 (edge account edge), without effect: priority 1 holds the non-null value 0, which wins (spec 2 rule 5)')
   // The edge's own word on the effect is taken over the array.
   const told = await s.req()
   await s.answer(s.p1, { reference: told.reference, result: 'written', priorityArray: pa, effective: true })
   t.equal((await s.catalog.setpoints.get(told.reference)).log.at(-1)!.msg, 'Written at priority 13 (edge account edge)')
-  t.same(s.service.counters, { requested: 4, written: 4, failed: 0, answers_ignored: 0 })
+  t.same(s.service.counters, { requested: 6, written: 6, failed: 0, answers_ignored: 0 })
 
   // Every ignored answer is counted and logged with its reason.
   const open = await s.req()

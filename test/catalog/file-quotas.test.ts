@@ -125,6 +125,13 @@ t.test('the SQLite repository: limits, use and the commit decide against the com
   await t.rejects(c.files.delete(co, 'd'), { status: 404, message: `File or folder 'd' not found in the file space of company ${company.id}` })
   t.same((await c.files.list(co, { page: 1, perPage: 9 })).items.map((f) => f.path), ['D/z', 'a', 'd0'])
   const gone = (await c.projects.create(company.id, { name: 'gone' }, null)).project
+  const g: Space = { kind: 'project', companyId: company.id, projectId: gone.id }
+  await c.files.setLimits(g, { files: 1 })
+  await c.files.commit(g, 'create', file(3, 'x'), 3000)
   await c.projects.delete(gone.id)
+  t.same(await c.files.usage(g), { files: 0, space_bytes: 0 }, 'a deleted project\'s files go with it')
+  t.same(await c.files.limits(g), DEFAULT_QUOTA, 'and its limits')
+  t.same((await c.files.list(co, { page: 1, perPage: 9 })).items.map((f) => f.path), ['D/z', 'a', 'd0'], 'not the company\'s')
+  t.same(await c.files.limits(co), DEFAULT_QUOTA)
   t.same(await c.files.orphans([`c${company.id}`, `p${project.id}`, `p${gone.id}`, 'other', 'c999999']), [`p${gone.id}`, 'c999999'])
 })

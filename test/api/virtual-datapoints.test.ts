@@ -35,7 +35,7 @@ t.test('lifecycle: Created → Ready to start → Starting → Running → Stopp
   await post(p, pid, { a: [{ time: '2024-01-01T00:00:00Z', value: 1 }] })
   await post(p, pid, { b: [{ time: '2024-01-01T00:00:10Z', value: 10 }] })
   await post(p, pid, { a: [{ time: '2024-01-01T00:00:20Z', value: 2 }] })
-  t.ok(await until(async () => (await values(p, pid, 'sum')).length === 2))
+  t.ok(await until(async () => (await values(p, pid, 'sum')).length === 2), 'two outputs of sum within the bound')
   t.same(await values(p, pid, 'sum'), [{ time: '2024-01-01T00:00:10Z', value: 11 }, { time: '2024-01-01T00:00:20Z', value: 12 }],
     'outputs once every pin has a value, stamped with the triggering observation')
 
@@ -94,7 +94,7 @@ t.test('chaining, counter and gradient through the API', async (t) => {
   for (const id of ['double', 'plus1', 'total', 'power']) t.equal((await run(p, pid, id, true)).body.status, 'Running', id)
   await post(p, pid, { meter: [{ time: '2024-01-01T00:00:00Z', value: 10 }] })
   await post(p, pid, { meter: [{ time: '2024-01-01T01:00:00Z', value: 12 }] })
-  t.ok(await until(async () => (await values(p, pid, 'plus1')).length === 2 && (await values(p, pid, 'power')).length === 1))
+  t.ok(await until(async () => (await values(p, pid, 'plus1')).length === 2 && (await values(p, pid, 'power')).length === 1), 'two outputs of plus1 and one of power within the bound')
   t.same((await values(p, pid, 'plus1')).map((d) => d.value), [21, 25], 'a virtual datapoint feeds another')
   t.same((await values(p, pid, 'total')).map((d) => d.value), [110, 122], 'the counter accumulates onto default_init_value')
   t.same(await values(p, pid, 'power'), [{ time: '2024-01-01T01:00:00Z', value: 2 }], '(12 - 10) / 3600 s × 3600')

@@ -62,7 +62,7 @@ t.test('write, overwrite, priority, relinquish, dry run: the operation, its log 
   t.equal(op4.log.at(-1).overwritten_value, '19')
   t.equal(driver.read(DP).presentValue, 23)
   t.equal(driver.read(DP).priorityArray[7], null)
-  t.ok(await until(async () => (await site.read(site.pid, DP)).data?.at(-1)?.value === 23))
+  t.ok(await until(async () => (await site.read(site.pid, DP)).data?.at(-1)?.value === 23), 'the written value 23 read back from the series within the bound')
 
   // 5. A dry run writes nothing and publishes nothing.
   const published = site.agent.counters.published
@@ -86,7 +86,7 @@ t.test('write, overwrite, priority, relinquish, dry run: the operation, its log 
   // An unacknowledged write: no reference, the edge writes and answers nothing (rule 3).
   const un = await site.write('dataPointID=ahu-2.sp&value=27&priority=16')
   t.same(un.body.resource, { acked: false, dataPointID: 'ahu-2.sp', dryrun: false, priority: 16, value: 27 })
-  t.ok(await until(() => driver.read('ahu-2.sp').presentValue === 27))
+  t.ok(await until(() => driver.read('ahu-2.sp').presentValue === 27), 'the driver holds 27 within the bound')
 
   // The audit trail of the datapoint: every request, newest first, who, value, priority, result.
   const audit = await site.http('GET', `/v2/datapoint/setpoints?project_id=${site.pid}&dataPointID=${DP}`)

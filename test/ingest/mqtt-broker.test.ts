@@ -30,7 +30,7 @@ t.test('publish over TLS: stored durably, readable over HTTP, received by subscr
     { time: '2023-11-14T22:13:20Z', value: 21.5 }, { time: '2023-11-14T22:14:20Z', value: 22 },
   ], 'acknowledged means stored; ns and µs timestamps; the postfix does not name the series')
   t.same((await live.read(pid, 'Raum 1 "Süd"')).data, [{ time: '2023-11-14T22:13:20Z', value: -3 }], 'quoted identifier with escapes, ms timestamp')
-  t.ok(await until(() => got.length === 1))
+  t.ok(await until(() => got.length === 1), 'the subscriber got the stored message within the bound')
   t.equal(got[0], `lintel/p${pid}/whatever/postfix ${lines}`)
 
   const dps = (await live.http('GET', `/v2/project/${pid}`)).body.datapoints

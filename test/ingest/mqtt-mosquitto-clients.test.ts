@@ -23,7 +23,7 @@ t.test('mosquitto_pub --cafile over TLS stores; mosquitto_sub receives', async (
   await run('mosquitto_pub', [...common, '-u', pub.username, '-P', pub.password, '-q', '1', '-t', `lintel/p${pid}/ahu1`,
     '-m', 'ahu1/supply_temp value=19.5 1700000000000000000'])
   t.same((await live.read(pid, 'ahu1/supply_temp')).data, [{ time: '2023-11-14T22:13:20Z', value: 19.5 }])
-  t.ok(await until(() => received.length > 0))
+  t.ok(await until(() => received.length > 0), 'mosquitto_sub received a message within the bound')
   t.equal(received.trim(), `lintel/p${pid}/ahu1 ahu1/supply_temp value=19.5 1700000000000000000`)
 
   await t.rejects(run('mosquitto_pub', [...common, '-u', pub.username, '-P', 'wrong-password', '-t', `lintel/p${pid}/x`, '-m', 'x value=1 1700000000000000000']),

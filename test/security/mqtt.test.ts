@@ -212,7 +212,7 @@ t.test('an account carries its creator\'s reach: a narrow TagAuth cannot be wide
 
   // Reading: the full account publishes a mixed message; each reader gets what it may read.
   await full.publishAsync(`${topic}/mixed`, [`allowed/temp value=3 ${T + 2n * S}`, `secret/temp value=3 ${T + 2n * S}`, `room-a/temp value=3 ${T + 2n * S}`].join('\n'), { qos: 1 })
-  t.ok(await until(() => seen.nr.length >= 2 && seen.full.length >= 2))
+  t.ok(await until(() => seen.nr.length >= 2 && seen.full.length >= 2), 'both subscribers got two messages within the bound')
   t.same(seen.nr.filter((p) => p.includes('value=3')), [`allowed/temp value=3 ${T + 2n * S}\nroom-a/temp value=3 ${T + 2n * S}`], 'the narrow reader gets only its lines')
   t.same(seen.nw.filter((p) => p.includes('value=3')), [`allowed/temp value=3 ${T + 2n * S}\nroom-a/temp value=3 ${T + 2n * S}`], 'so does the narrow writer subscribing')
   t.notOk(seen.nr.some((p) => p.includes('secret')) || seen.nw.some((p) => p.includes('secret')), 'no line of the secret datapoint ever reaches the narrow accounts')

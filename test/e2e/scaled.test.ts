@@ -31,7 +31,10 @@ const SCALED = {
   LINTEL_COMPANY_NAME: 'Scaled', LINTEL_ADMIN_EMAIL: 'ops@scaled.test', LINTEL_ADMIN_PASSWORD: 'scaled-pass',
 }
 
-interface Proc { child: ChildProcess; out: string; url?: string; tcp?: number }
+interface Proc { child: ChildProcess; out: string; nodeId: string; url?: string; tcp?: number }
+
+/** What a process did, for a failure message: still running, or how it ended, and its last output. */
+const stateOf = (p: Proc) => `${p.nodeId} ${p.child.exitCode === null && p.child.signalCode === null ? 'is running' : `exited (code ${p.child.exitCode}, signal ${p.child.signalCode})`}; its output ends: ${p.out.slice(-3000)}`
 
 /** The log partitions a worker said it owns last (its info line on every change). */
 function partitionsOf(p: Proc): number[] | undefined {
@@ -52,7 +55,7 @@ async function startRole(base: string, catalogUrl: string, roles: string, nodeId
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  const p: Proc = { child, out: '' }
+  const p: Proc = { child, out: '', nodeId }
   child.stderr!.on('data', (d) => { p.out += d })
   await settleWithin(new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
@@ -102,6 +105,8 @@ t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Re
   const procs: Proc[] = []
   const clients: MqttClient[] = []
   t.teardown(async () => {
+    // On a failure, every process's state and last output (the processes are gone afterwards).
+    if (!t.passing()) for (const p of procs) t.comment(stateOf(p))
     await Promise.all(clients.map((c) => c.endAsync(true)))
     for (const p of procs.reverse()) await stopProc(p)
   })
@@ -120,7 +125,10 @@ t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Re
   const handle = (await http(api.url!, 'GET', `/v2/project/${pid}`)).body.project.project_handle
   t.equal((await http(api.url!, 'POST', `/v2/project/${pid}/mqttuser`, { username: `gw-${RUN}`, password: 'gateway-pass', rights: 'write', validity: 7200 })).status, 201)
   const connect = async (p: Proc, id: string) => {
+    // A refused connection once failed CI with nothing to go on (ECONNREFUSED on a broker's
+    // port right after its start): say whether the broker is still running and what it printed.
     const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${p.tcp}`, { clientId: `${id}-${RUN}`, username: `gw-${RUN}`, password: 'gateway-pass', reconnectPeriod: 0 })
+      .catch((err: Error) => { throw new Error(`MQTT connect to ${p.nodeId} on port ${p.tcp} failed: ${err.message}; ${stateOf(p)}`) })
     clients.push(c)
     return c
   }

@@ -40,6 +40,8 @@ export interface MqttAccountWithReach extends MqttAccountRow {
   reach: MqttReach
   /** Prefix of the account's client ids in the broker; unique, never reused. */
   session_scope: string
+  /** The grant fingerprint (grantOf): the broker ends a connection whose account's changed. */
+  grant: string
 }
 
 export interface MqttAccountInput {
@@ -60,7 +62,7 @@ export function withReach(row: MqttAccountRow & ReachRow): MqttAccountWithReach 
   const reach = write_filter === null || read_filter === null
     ? (account.valid_until === null ? FULL_REACH : NO_REACH)
     : { write: JSON.parse(write_filter) as DatapointReach, read: JSON.parse(read_filter) as DatapointReach }
-  return { ...account, reach, session_scope: session_scope ?? `account-${account.id}` }
+  return { ...account, reach, session_scope: session_scope ?? `account-${account.id}`, grant: grantOf(row) }
 }
 
 /**
@@ -75,6 +77,19 @@ export function assertUsername(username: string): void {
 
 /** The fields an update may change (both adapters). */
 export interface MqttAccountChange { password?: string; rights?: MqttRights; description?: string; validUntil?: number; reach?: MqttReach; edge?: boolean }
+
+/** A valid account as the broker's periodic check sees it (both adapters). */
+export interface ValidAccount {
+  validUntil: number | null
+  /** What a connection was granted with: password hash, rights, edge flag and reach. A
+   *  change on any node of a cluster shows here, so every node ends the connections that
+   *  logged in under the old grant (issue 29: only the changing node did). */
+  grant: string
+}
+
+/** The grant fingerprint of an account row with its reach columns (both adapters). */
+export const grantOf = (r: { password_hash: string; rights: string; edge: number | boolean; write_filter?: string | null; read_filter?: string | null }): string =>
+  JSON.stringify([r.password_hash, r.rights, Number(r.edge), r.write_filter ?? null, r.read_filter ?? null])
 
 /** The 409 of an MQTT username in use (both adapters). */
 export const usernameTaken = (username: string) => new ConflictError(`An MQTT account with username '${username}' already exists`)

@@ -32,7 +32,7 @@ import type { TooLargeError } from '../core/errors.ts'
 import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
 import type { NewSetpointOperation, SetpointLogEntry, SetpointOperation, SetpointSettings, WriteBounds } from './setpoints.ts'
 import type { EntityType } from './entity-tags.ts'
-import type { MqttAccountChange, MqttAccountInput, MqttAccountRow, MqttAccountWithReach } from './mqtt-accounts.ts'
+import type { MqttAccountChange, MqttAccountInput, MqttAccountRow, MqttAccountWithReach, ValidAccount } from './mqtt-accounts.ts'
 import type { RoleInput } from './roles.ts'
 import type { IssuedToken } from './tokens.ts'
 import type { Company, Datapoint, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from './types.ts'
@@ -142,7 +142,8 @@ export interface MqttAccountsPort {
   delete(projectId: number, id: number): Promise<MqttAccountRow>
   deleteByUsername(username: string): Promise<boolean>
   removeExpired(): Promise<string[]>
-  validUntilById(): Promise<Map<number, number | null>>
+  /** Every valid account by id: expiry and grant fingerprint (the broker's periodic check). */
+  validById(): Promise<Map<number, ValidAccount>>
 }
 
 export interface EntityTagsPort {

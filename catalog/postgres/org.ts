@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { companyTaken } from '../companies.ts'
 import { hashId } from '../hash-id.ts'
-import { FULL_REACH, assertUsername, usernameTaken, withReach, type MqttAccountChange, type MqttAccountInput, type MqttAccountRow, type MqttReach, type ReachRow } from '../mqtt-accounts.ts'
+import { FULL_REACH, assertUsername, usernameTaken, withReach, grantOf, type MqttAccountChange, type MqttAccountInput, type MqttAccountRow, type MqttReach, type ReachRow } from '../mqtt-accounts.ts'
 import { hashPassword } from '../passwords.ts'
 import type { CompaniesPort, MqttAccountsPort, ProjectsPort, RolesPort, TokensPort, UsersPort } from '../port.ts'
 import { assertMqttSettings, assertTimeZone, handleTaken, PROJECT_COLUMNS, SETTINGS, type MqttSettings } from '../projects.ts'
@@ -285,7 +285,8 @@ export function mqttAccounts(sql: Sql, now: () => number = Date.now): MqttAccoun
     setEdge: async (username, edge) => (await sql.run('UPDATE mqtt_accounts SET edge = ? WHERE username = ?', edge ? 1 : 0, username)) > 0,
     deleteByUsername: async (username) => (await sql.run('DELETE FROM mqtt_accounts WHERE username = ?', username)) > 0,
     removeExpired: () => removeExpired(sql),
-    validUntilById: async () => new Map((await sql.rows<{ id: number; valid_until: number | null }>(`SELECT id, valid_until FROM mqtt_accounts WHERE ${VALID}`, now()))
-      .map((r) => [r.id, r.valid_until])),
+    validById: async () => new Map((await sql.rows<MqttAccountRow & ReachRow>(`SELECT a.id, a.valid_until, a.password_hash, a.rights, a.edge, r.write_filter, r.read_filter FROM mqtt_accounts a
+      LEFT JOIN mqtt_account_reach r ON r.account_id = a.id WHERE (a.valid_until IS NULL OR a.valid_until > ?)`, now()))
+      .map((r) => [r.id, { validUntil: r.valid_until, grant: grantOf(r) }])),
   }
 }

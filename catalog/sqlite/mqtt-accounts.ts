@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { statements, type Db } from './db.ts'
 import { NotFoundError } from '../../core/errors.ts'
 import { hashPassword } from '../passwords.ts'
-import { type MqttAccountChange, FULL_REACH, type MqttAccountRow, type MqttAccountWithReach, type MqttAccountInput, type ReachRow, withReach, assertUsername, usernameTaken } from '../mqtt-accounts.ts'
+import { type MqttAccountChange, FULL_REACH, type MqttAccountRow, type MqttAccountWithReach, type MqttAccountInput, type ReachRow, withReach, assertUsername, usernameTaken, grantOf, type ValidAccount } from '../mqtt-accounts.ts'
 
 export class MqttAccounts {
   private readonly sql: ReturnType<typeof statements>
@@ -85,9 +85,10 @@ export class MqttAccounts {
   }
 
   /** Every valid account: id → valid_until (null = no expiry). */
-  validUntilById(): Map<number, number | null> {
-    const rows = this.sql('SELECT id, valid_until FROM mqtt_accounts WHERE valid_until IS NULL OR valid_until > ?').all(this.now()) as { id: number; valid_until: number | null }[]
-    return new Map(rows.map((r) => [r.id, r.valid_until]))
+  validById(): Map<number, ValidAccount> {
+    const rows = this.sql(`SELECT a.id, a.valid_until, a.password_hash, a.rights, a.edge, r.write_filter, r.read_filter FROM mqtt_accounts a
+      LEFT JOIN mqtt_account_reach r ON r.account_id = a.id WHERE a.valid_until IS NULL OR a.valid_until > ?`).all(this.now()) as (MqttAccountRow & ReachRow)[]
+    return new Map(rows.map((r) => [r.id, { validUntil: r.valid_until, grant: grantOf(r) }]))
   }
 
 }

@@ -307,17 +307,19 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
   const clientsOf = (pred: (s: MqttSession) => boolean): LintelClient[] =>
     Object.values((broker as unknown as { clients: Record<string, LintelClient> }).clients).filter((c) => c.lintel && pred(c.lintel))
 
-  // Expiry (spec 1 lifecycle) and revocation by the operator tool (another process): every
-  // tick removes expired accounts and ends connections whose account is no longer valid.
+  // Expiry (spec 1 lifecycle) and revocation by another process (the operator tool, the API
+  // of another node): every tick removes expired accounts and ends connections whose account
+  // is no longer valid or was changed (password, rights, edge flag, reach) since they logged in.
   const expiry = setInterval(async () => {
     try {
       await catalog.mqttAccounts.removeExpired()
       const clients = clientsOf(() => true)
       if (clients.length === 0) return
-      const valid = await catalog.mqttAccounts.validUntilById()
+      const valid = await catalog.mqttAccounts.validById()
       for (const c of clients) {
-        if (!valid.has(c.lintel!.accountId)) c.close()
-        else c.lintel!.validUntil = valid.get(c.lintel!.accountId)!
+        const now = valid.get(c.lintel!.accountId)
+        if (!now || now.grant !== c.lintel!.grant) c.close()
+        else c.lintel!.validUntil = now.validUntil
       }
     } catch (err) {
       log.error({ err }, 'mqtt: expiry check failed')

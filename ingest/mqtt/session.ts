@@ -27,6 +27,8 @@ export interface MqttSession {
   reach: MqttReach
   /** Prefix of the account's client ids: a client id is the account's, never global. */
   sessionScope: string
+  /** The account's grant fingerprint at login: a change anywhere in a cluster ends the connection. */
+  grant: string
   /** The client id the device sent (the broker keys the connection by the scoped one). */
   clientId: string
 }
@@ -55,7 +57,7 @@ export class MqttAuthenticator {
     return {
       accountId: account.id, username, projectId: p.id, group: p.load_balancing_group, handle: p.project_handle,
       hashIdLength: p.hash_id_length, rights: account.rights, validUntil: account.valid_until,
-      reach: account.reach, sessionScope: account.session_scope,
+      reach: account.reach, sessionScope: account.session_scope, grant: account.grant,
     }
   }
 }

@@ -3,6 +3,7 @@
 // through its own *.test.ts. `open` gives a fresh, empty catalog per test.
 import type { Test } from 'tap'
 import type { CatalogPort, ChangePayload } from '../../catalog/port.ts'
+import type { MqttAccountChange } from '../../catalog/mqtt-accounts.ts'
 import { DATAPOINT_TAGS } from '../../catalog/changes.ts'
 import { waitFor } from '../helpers/wait.ts'
 
@@ -246,7 +247,22 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.equal(up.description, 'd')
     t.same((await c.mqttAccounts.findValid('dev'))!.reach, narrower)
     t.equal((await c.mqttAccounts.findValid('dev'))!.session_scope, found.session_scope, 'the scope stays')
-    t.same([...(await c.mqttAccounts.validUntilById()).keys()].sort(), [a.id, op.id].sort())
+    t.same([...(await c.mqttAccounts.validById()).keys()].sort(), [a.id, op.id].sort())
+    // The grant fingerprint moves with what a connection was granted, and only with that.
+    const grant = async () => (await c.mqttAccounts.validById()).get(a.id)!.grant
+    const g0 = await grant()
+    t.equal((await c.mqttAccounts.findValid('dev'))!.grant, g0, 'the login sees the fingerprint the periodic check sees')
+    await c.mqttAccounts.update(project.id, a.id, { description: 'only the description' })
+    t.equal(await grant(), g0, 'a description change keeps the grant')
+    const changes: [string, MqttAccountChange][] = [['password', { password: 'another-password' }], ['rights', { rights: 'read' }],
+      ['reach', { reach: { write: { all: true, auths: [] }, read: { all: false, auths: [] } } }], ['edge flag', { edge: true }]]
+    const seen = new Set([g0])
+    for (const [what, change] of changes) {
+      await c.mqttAccounts.update(project.id, a.id, change)
+      const g = await grant()
+      t.notOk(seen.has(g), `a ${what} change changes the grant`)
+      seen.add(g)
+    }
     await c.mqttAccounts.update(project.id, a.id, { validUntil: Date.now() + 500 }) // room for a slow adapter's update
     await waitFor(async () => !(await c.mqttAccounts.findValid('dev')), { what: 'the account to expire by the clock' })
     t.same((await c.mqttAccounts.list(project.id)).map((x) => x.username), ['op'], 'an expired account is gone for callers')

@@ -151,7 +151,7 @@ t.test('cluster: an account deleted through one node loses its connections on th
   const { company, user } = await catalog.createCompanyWithAdmin(`Revoke ${suffix}`, { email: `r-${suffix}@cluster.test`, password: 'cluster-pass' })
   const { project } = await catalog.projects.create(company.id, { name: 'R' }, user.id)
   const gone = await catalog.mqttAccounts.create(project.id, { username: `gone-${suffix}`, password: 'gone-password', rights: 'write', validUntil: null })
-  await catalog.mqttAccounts.create(project.id, { username: `kept-${suffix}`, password: 'kept-password', rights: 'write', validUntil: null })
+  const keptAccount = await catalog.mqttAccounts.create(project.id, { username: `kept-${suffix}`, password: 'kept-password', rights: 'write', validUntil: null })
   const queue = new IngestQueue(store)
   const resolver = new DatapointResolver(catalog)
   const node = (id: string) => startBroker({
@@ -184,4 +184,16 @@ t.test('cluster: an account deleted through one node loses its connections on th
   await t.rejects(connect(b, 'gone'), /Not authorized|Bad username or password/, 'and it cannot connect again there')
   await kept.publishAsync(`lintel/${(await catalog.projects.settings(project.id)).project_handle}/x`, `x value=1 ${T}`, { qos: 1 })
   t.notOk(keptClose.closed(), 'another account on the other node stays connected')
+
+  // A password or rights change made through another node (its API process revokes only its
+  // own connections) ends the connections on this node too, at its next check.
+  await catalog.mqttAccounts.update(project.id, keptAccount.id, { password: 'changed-password' })
+  await keptClose.within({ what: 'the connection of an account whose password changed elsewhere (its next check, 1 s)', timeoutMs: 5_000 })
+  await t.rejects(connect(b, 'kept'), /Not authorized|Bad username or password/, 'the old password no longer connects')
+  const reader = await catalog.mqttAccounts.create(project.id, { username: `reader-${suffix}`, password: 'reader-password', rights: 'write', validUntil: null })
+  const onBReader = await connect(b, 'reader')
+  const readerClose = watchClose(onBReader)
+  await catalog.mqttAccounts.update(project.id, reader.id, { description: 'a label' })
+  await catalog.mqttAccounts.update(project.id, reader.id, { rights: 'read' })
+  await readerClose.within({ what: 'the connection of an account whose rights changed elsewhere', timeoutMs: 5_000 })
 })

@@ -38,6 +38,12 @@ async function preflight(config: Config): Promise<void> {
     LINTEL_MQTT_WS_PORT: roles.has('broker') ? mqtt.wsPort : undefined,
     LINTEL_MQTT_TCP_PORT: roles.has('broker') ? mqtt.tcpPort : undefined,
   })
+  // The document storage listener (API role, fs documents) has its own host; its default port
+  // (the HTTP port + 1) is easy to find taken, so the line says where the number came from.
+  const blobs = config.blobs
+  if (roles.has('api') && blobs?.kind === 'fs') {
+    await checkPortsFree(blobs.host, { 'LINTEL_BLOBS_PORT, default the HTTP port + 1': blobs.port })
+  }
 }
 
 export async function start(config: Config, seams: StartSeams = {}) {

@@ -119,6 +119,7 @@ t.test('start-up failures: one line, exit 2, nothing created', async (t) => {
   const cases: [Record<string, string>, string][] = [
     [{ LINTEL_HTTP_PORT: String(port) }, `lintel: cannot start: cannot listen on 127.0.0.1:${port} (LINTEL_HTTP_PORT): the port is in use by another process\n`],
     [{ LINTEL_MQTT_TLS_PORT: String(port) }, `lintel: cannot start: cannot listen on 127.0.0.1:${port} (LINTEL_MQTT_TLS_PORT): the port is in use by another process\n`],
+    [{ LINTEL_BLOBS_PORT: String(port) }, `lintel: cannot start: cannot listen on 127.0.0.1:${port} (LINTEL_BLOBS_PORT, default the HTTP port + 1): the port is in use by another process\n`],
     [{ LINTEL_HOST: 'no-such-host.invalid' }, "lintel: cannot start: cannot listen on LINTEL_HOST 'no-such-host.invalid': the name does not resolve (ENOTFOUND)\n"],
   ]
   for (const [env, line] of cases) {

@@ -7,7 +7,7 @@
 //   {"type":"APPDEF","swop_version":0.1,"app_id":"<id>","revision":3,"desired":"run"|"stop"|"delete",
 //    "algorithm":"schedule","variation"?:"...","zone":"Europe/Berlin","pins":{"<pin>":"<datapoint>"},
 //    "configuration":{ScheduleConfig},"holidays":[HolidayRule]}
-//   configuration and holidays may be left out of a delete.
+//   a delete's configuration and holidays are not read (they may be left out).
 // Edge → platform:
 //   `APPSTATE` {"type":"APPSTATE","swop_version":0.1,"app_id","revision","state":"Running"|"Stopped"|
 //              "Failed"|"Deleted","reason"?}: the answer to an APPDEF, and on the edge's own changes
@@ -120,8 +120,8 @@ export function readAppDef(m: Record<string, unknown>): Read<AppDef> {
   for (const [pin, dp] of Object.entries(m.pins)) {
     if (typeof dp !== 'string' || dp.length === 0 || dp.length > MAX_ID_LENGTH) return fail(`pins.${pin} must be a datapoint id`)
   }
-  const deleting = m.desired === 'delete'
-  if (deleting && m.configuration === undefined && m.holidays === undefined) {
+  // A delete needs no configuration: whatever it carries is not read.
+  if (m.desired === 'delete') {
     return { ok: true, message: { ...(m as unknown as AppDef), pins: { ...m.pins } as Record<string, string>, configuration: scheduleConfig({ week: [] }), holidays: [] } }
   }
   const ce = validateScheduleConfig(m.configuration, Object.keys(m.pins))

@@ -24,6 +24,7 @@ t.test('round trips through the wire', async (t) => {
   t.match(partial, { ok: true, message: { variation: 'two-point', configuration: { priority: 13, alive_timeout_s: 900, auto_recovery: true, holiday: [] } } }, 'defaults filled in')
   const del = readAppDef(wire({ type: 'APPDEF', swop_version: 0.1, app_id: 'app-1', revision: 4, desired: 'delete', algorithm: 'schedule', zone: 'UTC', pins: {} }))
   t.match(del, { ok: true, message: { desired: 'delete', holidays: [] } }, 'a delete needs no configuration')
+  t.match(readAppDef(wire({ ...DEF, desired: 'delete', configuration: { week: [] } })), { ok: true }, 'nor is the one it carries read')
   const st = appState({ app_id: 'app-1', revision: 3, state: 'Failed', reason: 'unknown datapoint hc1.supply_sp' })
   t.same(readAppState(wire(st)), { ok: true, message: st })
   const log = appLog({ app_id: 'app-1', seq: 1, time: '2026-03-29T01:00:00.000Z', kind: 'write', datapoint: 'hc1.supply_sp', value: null, priority: 13, message: 'released' })

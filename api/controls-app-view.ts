@@ -1,7 +1,7 @@
 // How controls apps and their logs look in answers (issue 31; spec 2 "Controls app": id,
 // algorithm, component_in_project_id, name, status {code, message}; the rest is ours), the
 // request shape of a schedule configuration for OpenAPI, and the one 400 of an invalid one.
-import { Type } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import type { ControlsApp, ControlsAppLogEntry } from '../catalog/controls-apps.ts'
 import { InvalidInputError } from '../core/errors.ts'
 import type { FieldError, ScheduleConfig } from '../core/schedule/index.ts'
@@ -9,7 +9,7 @@ import { APP_LIFECYCLE } from '../engine/controls/lifecycle.ts'
 import type { ConfiguredValue } from './controls-app-access.ts'
 
 const AnyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true })
-const Nullable = <T extends ReturnType<typeof Type.Number>>(t: T) => Type.Union([t, Type.Null()])
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 
 export const AppStatus = Type.Object({
   code: Type.Integer(), message: Type.String(),

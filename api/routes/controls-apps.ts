@@ -73,7 +73,7 @@ export const controlsAppRoutes: FastifyPluginAsync<RouteContext & { library: Com
       const mapped = guard.mappedPins(cip)
       const errors = validateScheduleConfig(req.body, Object.keys(mapped))
       if (errors.length > 0) throw fieldsInvalid('configuration', 'configuration', errors)
-      const config = scheduleConfig(req.body)
+      const config = scheduleConfig(req.body as Record<string, unknown>)
       const pins = Object.fromEntries(pinsOf(config).map((p) => [p, mapped[p]]))
       await guard.mayWrite(req, 170, pins, config.priority)
       await guard.withinBounds(req, pins, configuredValues(config))

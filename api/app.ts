@@ -38,6 +38,9 @@ import { analyticsRoutes } from './routes/analytics.ts'
 import { AnalyticsService } from '../engine/analytics/service.ts'
 import { loadComponentLibrary, type ComponentLibrary } from '../engine/analytics/library.ts'
 import type { SetpointService } from '../engine/setpoints/service.ts'
+import type { ControlsAppService } from '../engine/controls/service.ts'
+import { controlsAppRoutes } from './routes/controls-apps.ts'
+import { scheduleRoutes } from './routes/schedules.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import type { Documents } from '../engine/blobs/documents.ts'
 import { documentRoutes } from './routes/documents.ts'
@@ -81,6 +84,8 @@ export interface AppDeps {
   maxAlertsPerDatapoint?: number
   /** Runs setpoint operations (engine/setpoints); without it writes are refused with 503 (no broker in this process). */
   setpoints?: SetpointService
+  /** Runs controls apps on the edge (engine/controls); without it their changes are refused with 503 (no broker in this process). */
+  controls?: ControlsAppService
   /** Called after a project and its datapoints were deleted (ingest caches forget them). */
   onProjectDeleted?: (projectId: number) => void
   /** Called before a project is deleted: everything running for it stops (engine/project-runtimes.ts). */
@@ -186,6 +191,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(componentInProjectRoutes, { ...ctx, library })
   const analytics = deps.analytics ?? new AnalyticsService({ catalog: deps.catalog, store: deps.store, library })
   await app.register(analyticsRoutes, { ...ctx, library, analytics })
+  await app.register(controlsAppRoutes, { ...ctx, library, controls: deps.controls })
+  await app.register(scheduleRoutes, { ...ctx, library, controls: deps.controls })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir, minRate: deps.importMinRate ?? DEFAULT_UPLOAD_LIMITS })
   if (documents) {

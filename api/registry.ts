@@ -135,6 +135,21 @@ export const endpoints: readonly Endpoint[] = [
   e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),
   e(142, 'GET', '/v2/datapoint/setpoint/{reference}', 'Project', 'Read an acknowledged setpoint operation with its log'),
   e(143, 'GET', '/v2/datapoint/setpoints', 'Project', 'The setpoint requests of a datapoint (audit), newest first'),
+  // Controls apps (spec 2 "Controls apps", issue 31): block 170-189. Routes under /v2/controls
+  // take the project as the query parameter project_id. DELETE takes the app's id in the query
+  // (the spec's example) or in the path (its parameter table): two numbers, one operation.
+  e(170, 'POST', '/v2/controls/app', 'Project', 'Create a controls app (algorithm schedule) on a mapped component; the body is its configuration'),
+  e(171, 'GET', '/v2/controls/apps', 'Project', 'The controls apps of the project: filters, search, pages'),
+  e(172, 'GET', '/v2/controls/app/{controls_app_id}', 'Project', 'Read a controls app with its status and deployment'),
+  e(173, 'GET', '/v2/controls/app/{controls_app_id}/logs', 'Project', 'The log of a controls app (status changes, what the edge wrote), newest first, in pages'),
+  e(174, 'POST', '/v2/controls/app/{controls_app_id}/run', 'Project', 'Run (run=true) or stop (run=false) a controls app on the edge agent'),
+  e(175, 'POST', '/v2/controls/apps/run', 'Project', 'Run or stop several controls apps at once; the outcome per app'),
+  e(176, 'DELETE', '/v2/controls/app', 'Project', 'Delete a controls app that is not running (controls_app_id in the query)'),
+  e(177, 'DELETE', '/v2/controls/app/{controls_app_id}', 'Project', 'Delete a controls app that is not running (id in the path; as 176)'),
+  e(178, 'PUT', '/v2/project/{project_id}/holidays', 'Project', 'Replace the holiday calendar of the project (re-deploys its controls apps)'),
+  e(179, 'GET', '/v2/project/{project_id}/holidays', 'Project', 'The holiday calendar of the project as stored'),
+  e(180, 'GET', '/v2/project/{project_id}/componentinproject/{componentinproject_id}/schedules', 'Project', 'The switching times of the schedule apps of a mapped component in a range, resolved in the project time zone'),
+  e(181, 'GET', '/v2/project/{project_id}/componentinproject/{componentinproject_id}/holidays', 'Project', 'The holidays of the project calendar in a range, as dates'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -25,6 +25,7 @@
 // removed (`{ datapoint: id }`, `{ project: id }` for many of a project, `{ all: true }`).
 import type { AnalysisInstance, AnalysisResult, NewResult, ScheduledInstance, StaleWeek } from './analytics.ts'
 import type { ComponentInProject } from './components-in-project.ts'
+import type { ControlsApp, ControlsAppChange, ControlsAppFilter, ControlsAppLogEntry, HolidayCalendar, NewControlsApp, Page } from './controls-apps.ts'
 import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
@@ -243,6 +244,29 @@ export interface SetpointsPort {
   listAwaiting(projectId?: number): Promise<SetpointOperation[]>
 }
 
+/** Controls apps, their logs and the holiday calendars of projects (catalog/controls-apps.ts). */
+export interface ControlsAppsPort {
+  /** The app and the first entry of its log, together. */
+  create(app: NewControlsApp, entry: ControlsAppLogEntry): Promise<ControlsApp>
+  find(id: string): Promise<ControlsApp | undefined>
+  /** A project's apps matching the filter, by creation; `offset`/`limit` page them. */
+  list(projectId: number, filter: ControlsAppFilter, page: { offset: number; limit: number }): Promise<Page<ControlsApp>>
+  listByProject(projectId: number): Promise<ControlsApp[]>
+  /** Apps whose revision the edge has not confirmed yet (deployments still pending), all projects. */
+  listPending(): Promise<ControlsApp[]>
+  /** Compare-and-set on the revision and status code read (`seen`), with an optional log entry; undefined when the app changed meanwhile or is gone. */
+  update(id: string, seen: Pick<ControlsApp, 'revision' | 'status_code'>, change: ControlsAppChange, entry?: ControlsAppLogEntry): Promise<ControlsApp | undefined>
+  /** Removes the app with its log. */
+  remove(id: string): Promise<void>
+  /** Appends entries; an edge entry whose (app, seq) is stored already is skipped. Returns how many were stored. */
+  addLog(appId: string, entries: readonly ControlsAppLogEntry[]): Promise<number>
+  /** The log, newest first. */
+  logs(appId: string, page: { offset: number; limit: number }): Promise<Page<ControlsAppLogEntry>>
+  holidays(projectId: number): Promise<HolidayCalendar>
+  /** Replaces the project's calendar (rules validated by the caller). */
+  setHolidays(projectId: number, rules: readonly unknown[], at: number): Promise<HolidayCalendar>
+}
+
 /** A change notification's payload: a small JSON object. */
 export type ChangePayload = Record<string, string | number | boolean | null>
 
@@ -311,6 +335,7 @@ export interface CatalogPort {
   readonly changes: ChangesPort
   readonly componentsInProject: ComponentsInProjectPort
   readonly analytics: AnalyticsPort
+  readonly controlsApps: ControlsAppsPort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   VDP_CONFIG_INVALID: { status: 400, condition: 'The pins or parameters of a virtual datapoint are invalid; the text names the field' },
   ALERT_CONFIG_INVALID: { status: 400, condition: 'The thresholds, throughput or notification of an alert are invalid; the text names the field' },
   REPLAY_REFUSED: { status: 400, condition: 'The virtual datapoint cannot be replayed (a time trigger)' },
+  CONTROLS_APP_CONFIG_INVALID: { status: 400, condition: 'The configuration of a controls app or a holiday calendar is invalid; the text names the field (a JSON path such as configuration.week[2].time) and the reason' },
   // 401
   UNAUTHENTICATED: { status: 401, condition: 'No credentials, or wrong ones (answered with WWW-Authenticate)' },
   // 403

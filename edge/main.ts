@@ -10,13 +10,17 @@
 //   --points N                simulated points sim-1 .. sim-N (default 10) ...
 //   --point ID                ... and/or named points (repeatable)
 //   --relinquish-default V    their relinquish default (default 20)
+//   --state-dir DIR           run controls apps (issue 31; edge/apps/): the apps and their unsent
+//                             logs are kept in DIR and reloaded on the next start
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { systemClock } from '../core/clock/clock.ts'
 import { startEdgeAgent } from './agent.ts'
+import { startEdgeApps, WriteWatch } from './apps/index.ts'
+import { testClockFromEnv } from './apps/test-clock.ts'
 import { SimulatedBacnetDriver } from './simulated-driver.ts'
 
-const USAGE = 'Usage: lintel edge --url mqtts://HOST:PORT --ca FILE --project GROUP/HANDLE --account USERNAME [--points N] [--point ID]... [--relinquish-default V]\n' +
+const USAGE = 'Usage: lintel edge --url mqtts://HOST:PORT --ca FILE --project GROUP/HANDLE --account USERNAME [--points N] [--point ID]... [--relinquish-default V] [--state-dir DIR]\n' +
   '  password in LINTEL_EDGE_PASSWORD\n'
 
 export async function runEdge(argv: string[]): Promise<number> {
@@ -24,7 +28,7 @@ export async function runEdge(argv: string[]): Promise<number> {
     args: argv,
     options: {
       url: { type: 'string' }, ca: { type: 'string' }, project: { type: 'string' }, account: { type: 'string' },
-      points: { type: 'string' }, point: { type: 'string', multiple: true }, 'relinquish-default': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      points: { type: 'string' }, point: { type: 'string', multiple: true }, 'relinquish-default': { type: 'string' }, 'state-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   })
   if (values.help) { process.stdout.write(USAGE); return 0 }
@@ -40,15 +44,20 @@ export async function runEdge(argv: string[]): Promise<number> {
   const rd = values['relinquish-default'] === undefined ? 20 : Number(values['relinquish-default'])
   if (!Number.isFinite(rd)) return fail('--relinquish-default must be a number')
   const ids = [...Array.from({ length: count }, (_, i) => `sim-${i + 1}`), ...(values.point ?? [])]
-  const driver = new SimulatedBacnetDriver(ids.map((id) => ({ id, relinquishDefault: rd })), systemClock)
-  const agent = await startEdgeAgent({
-    url: values.url, ca: values.ca ? readFileSync(values.ca) : undefined, username: values.account, password, group, handle, driver,
-    log: (m) => process.stderr.write(m + '\n'),
-  })
+  const testClock = testClockFromEnv() // end-to-end tests only (see test-clock.ts)
+  const clock = testClock?.clock ?? systemClock
+  // Apps and manual setpoints write through one watch: it sees their conflicts.
+  const driver = new WriteWatch(new SimulatedBacnetDriver(ids.map((id) => ({ id, relinquishDefault: rd })), clock))
+  const link = { url: values.url, ca: values.ca ? readFileSync(values.ca) : undefined, username: values.account, password, group, handle, log: (m: string) => process.stderr.write(m + '\n') }
+  // Apps start from disk before the broker is reached: they run without it.
+  const apps = values['state-dir'] ? startEdgeApps({ ...link, stateDir: values['state-dir'], driver, clock }) : undefined
+  await testClock?.serve(apps?.runner)
+  const agent = await startEdgeAgent({ ...link, driver })
   process.stdout.write(`lintel edge: connected to ${values.url} as ${values.account}; ${ids.length} simulated point(s) on CONTROLS/${group}/${handle}\n`)
   await new Promise<void>((resolve) => {
     for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve())
   })
+  await apps?.stop()
   await agent.stop()
   return 0
 }

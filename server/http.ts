@@ -33,6 +33,7 @@ export async function startHttp(w: Wiring): Promise<Running> {
     alertRunner: w.alerts,
     webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
     setpoints: w.setpoints,
+    controls: w.controls,
   })
   w.app = app
   try {

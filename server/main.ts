@@ -70,8 +70,8 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     // successor takes the lock over once this process is gone).
     lock?.release()
   }
-  const { app, broker, catalog, vdp: vdpRuntime, alerts, setpoints, projectRuntimes, documents, address, caFile, storageUrl } = w
-  return { app, broker, catalog: catalog!, store: w.path!.store, vdpRuntime, alerts, setpoints, projectRuntimes, documents, address, caFile, storageUrl, stop }
+  const { app, broker, catalog, vdp: vdpRuntime, alerts, setpoints, controls, projectRuntimes, documents, address, caFile, storageUrl } = w
+  return { app, broker, catalog: catalog!, store: w.path!.store, vdpRuntime, alerts, setpoints, controls, projectRuntimes, documents, address, caFile, storageUrl, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */

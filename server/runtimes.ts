@@ -15,6 +15,9 @@ import { AnalyticsService, startAnalyticsSchedule } from '../engine/analytics/se
 import { Documents } from '../engine/blobs/documents.ts'
 import { openBlobStore } from '../engine/blobs/index.ts'
 import { startSetpoints } from '../engine/setpoints/index.ts'
+import { startControlsApps } from '../engine/controls/index.ts'
+import { appPublisher, linkAppReports } from '../ingest/mqtt/controls-app-link.ts'
+import { forwardAppReports, listenAppReports } from '../ingest/mqtt/controls-app-relay.ts'
 import { startVirtualDatapoints } from '../engine/vdp/index.ts'
 import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
@@ -170,6 +173,14 @@ export const PARTS: readonly Part<Wiring>[] = [
     },
   },
   {
+    // The same for the reports of controls apps (APPSTATE, APPLOG, APPSYNC; ingest/mqtt/controls-app-relay.ts).
+    name: 'controls app reports forwarded', roles: ['broker'], when: (w) => w.broker !== undefined && w.config.redisUrl !== undefined,
+    start: async (w) => {
+      const forward = forwardAppReports(need(w.broker, 'MQTT broker').controls, w.config.redisUrl!, (err) => w.logger.warn({ err }, 'controls apps: report not forwarded'))
+      return { stop: async () => forward.close() }
+    },
+  },
+  {
     // An API process without the broker role publishes through a publish-only member of the broker cluster.
     name: 'setpoint cluster publisher', roles: ['api'], when: (w) => w.broker === undefined && w.config.redisUrl !== undefined,
     start: async (w) => {
@@ -201,6 +212,32 @@ export const PARTS: readonly Part<Wiring>[] = [
       })
       w.setpoints = started.service
       w.projectRuntimes.register('setpoints', started.service)
+      return started
+    },
+  },
+  {
+    // Controls apps go to the edge as setpoints do (APPDEF through the broker or the cluster
+    // publisher) and its reports come back the same ways; pending deployments are sent again
+    // at start. Without either, changes of apps answer 503.
+    name: 'controls apps', roles: ['api'], when: (w) => (w.broker ?? w.clusterPublisher) !== undefined,
+    start: async (w) => {
+      const { config, logger, broker } = w
+      const catalog = need(w.catalog, 'catalog')
+      const log = logger.child({ component: 'controls-apps' })
+      const started = await startControlsApps({
+        apps: catalog.controlsApps, projects: catalog.projects, log,
+        publish: appPublisher(need(broker ?? w.clusterPublisher, 'controls app publisher'), catalog),
+        reports: async (service) => {
+          if (broker) {
+            const linked = linkAppReports(broker, service, log)
+            return { stop: async () => linked.unsubscribe() }
+          }
+          const listening = await listenAppReports(config.redisUrl!, service, log)
+          return { stop: async () => listening.close() }
+        },
+      })
+      w.controls = started.service
+      w.projectRuntimes.register('controls apps', started.service)
       return started
     },
   },

@@ -11,6 +11,7 @@ import type { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
 import type { ObservationPath } from '../engine/observation-path/port.ts'
 import type { ProjectRuntimes } from '../engine/project-runtimes.ts'
 import type { SetpointService } from '../engine/setpoints/service.ts'
+import type { ControlsAppService } from '../engine/controls/service.ts'
 import type { VdpRuntime } from '../engine/vdp/runtime.ts'
 import type { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import type { Broker } from '../ingest/mqtt/broker.ts'
@@ -36,6 +37,7 @@ export interface Wiring {
   /** Publishes setpoints into the broker cluster from a process without the broker role. */
   clusterPublisher?: Pick<Broker, 'publish'>
   setpoints?: SetpointService
+  controls?: ControlsAppService
   documents?: Documents
   storageUrl?: string
   app?: Awaited<ReturnType<typeof buildApp>>

@@ -285,6 +285,50 @@ export const migrations: readonly string[] = [
   `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
   // 4: SQLite migration 13, the MQTT accounts designated as edge agents (issue 29 item 3).
   `ALTER TABLE mqtt_accounts ADD COLUMN edge INTEGER NOT NULL DEFAULT 0;`,
+  // 5: SQLite migration 14, controls apps, their logs and the holiday calendars (issue 31).
+  `
+  CREATE TABLE controls_apps (
+    id TEXT PRIMARY KEY,
+    project_id BIGINT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    cip_id BIGINT NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    algorithm TEXT NOT NULL,
+    variation TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    configuration TEXT NOT NULL,
+    pins TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    status_reason TEXT NOT NULL,
+    desired TEXT NOT NULL CHECK (desired IN ('run', 'stop', 'delete')),
+    revision BIGINT NOT NULL,
+    confirmed_revision BIGINT NOT NULL,
+    deployed INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX controls_apps_project ON controls_apps(project_id, created_at);
+  CREATE INDEX controls_apps_pending ON controls_apps(updated_at) WHERE deployed = 1 AND revision > confirmed_revision;
+  CREATE TABLE controls_app_logs (
+    id ${ID},
+    app_id TEXT NOT NULL REFERENCES controls_apps(id) ON DELETE CASCADE,
+    seq BIGINT,
+    time_us BIGINT NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    status_code INTEGER,
+    datapoint TEXT,
+    value DOUBLE PRECISION,
+    priority INTEGER,
+    UNIQUE (app_id, seq)
+  );
+  CREATE INDEX controls_app_logs_time ON controls_app_logs(app_id, time_us, id);
+  CREATE TABLE project_holidays (
+    project_id BIGINT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    rules TEXT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  `,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

@@ -228,4 +228,50 @@ export const MIGRATIONS_5_ON: readonly Migration[] = [
   // 13: issue 29 item 3: the MQTT accounts a project designates as its edge agents, the only
   // ones whose setpoint answers (SPTACK) count. Existing accounts are not edge agents.
   `ALTER TABLE mqtt_accounts ADD COLUMN edge INTEGER NOT NULL DEFAULT 0;`,
+  // 14: issue 31: controls apps (an algorithm on a mapped component, deployed to the edge
+  // agent by revision), their logs (edge entries once per (app, seq)) and the holiday calendar
+  // of each project.
+  `
+  CREATE TABLE controls_apps (
+    id TEXT PRIMARY KEY,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    cip_id INTEGER NOT NULL REFERENCES components_in_project(id) ON DELETE CASCADE,
+    algorithm TEXT NOT NULL,
+    variation TEXT NOT NULL,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    configuration TEXT NOT NULL,
+    pins TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    status_reason TEXT NOT NULL,
+    desired TEXT NOT NULL CHECK (desired IN ('run', 'stop', 'delete')),
+    revision INTEGER NOT NULL,
+    confirmed_revision INTEGER NOT NULL,
+    deployed INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX controls_apps_project ON controls_apps(project_id, created_at);
+  CREATE INDEX controls_apps_pending ON controls_apps(updated_at) WHERE deployed = 1 AND revision > confirmed_revision;
+  CREATE TABLE controls_app_logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    app_id TEXT NOT NULL REFERENCES controls_apps(id) ON DELETE CASCADE,
+    seq INTEGER,
+    time_us INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL,
+    status_code INTEGER,
+    datapoint TEXT,
+    value REAL,
+    priority INTEGER,
+    UNIQUE (app_id, seq)
+  );
+  CREATE INDEX controls_app_logs_time ON controls_app_logs(app_id, time_us, id);
+  CREATE TABLE project_holidays (
+    project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    rules TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ]

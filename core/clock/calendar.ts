@@ -55,6 +55,17 @@ export function nextLocalTime(afterUs: number, zone: string, time: WallTime, opt
   return undefined
 }
 
+/**
+ * The instant (µs) at which local day `day` (days since 1970-01-01, local) reads `time` in
+ * `zone`, with the rules of the header: the first occurrence of a repeated time, the end of
+ * the gap for a missing one.
+ */
+export function localInstant(day: number, time: WallTime, zone: string): number {
+  const z = IANAZone.create(zone)
+  if (!z.isValid) throw new RangeError(`unknown time zone '${zone}'`)
+  return occurrence(day * DAY_MS + (time.hour * 60 + time.minute) * MINUTE_MS, (ms) => z.offset(ms) * MINUTE_MS) * MICROS_PER_MS
+}
+
 /** Parses "HH:MM" (24 h). */
 export function wallTime(text: string): WallTime {
   const m = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text)

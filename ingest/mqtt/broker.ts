@@ -34,6 +34,7 @@ import type { Ingest } from '../../engine/ingest-port.ts'
 import { classifyTopic, canPublish, canSubscribe, validClientId } from '../../protocol/topics.ts'
 import { isSetpointMessage, parseControlsMessage, type ControlsMessage } from '../../protocol/controls-message.ts'
 import { datapointOf, SPTACK } from '../../protocol/setpoint-messages.ts'
+import { APPDEF, isAppMessage } from '../../protocol/controls-app-messages.ts'
 import { clusterBackends } from './cluster.ts'
 import { BrokerCounters, type CounterName } from './counters.ts'
 import { startListeners, type ListenerOptions, type Listeners } from './listeners.ts'
@@ -146,6 +147,12 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       packet.topic = DROPPED
       return done(null)
     }
+    // Likewise APPDEF (issue 31): a controls app reaches the edge only through the API's safeguards.
+    if (m.type === APPDEF) {
+      refuse(s, packet.topic, 'controls_refused', 'APPDEF is sent by the platform only: manage controls apps with /v2/controls/app')
+      packet.topic = DROPPED
+      return done(null)
+    }
     // Acknowledgements (SPTACK) name one datapoint: the account must have it in its write
     // reach; other types need the whole project.
     const dp = datapointOf(m)
@@ -156,17 +163,18 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
       packet.topic = DROPPED
       return done(null)
     }
-    if (m.type !== SPTACK) {
+    if (m.type !== SPTACK && !isAppMessage(m)) {
       controls.next({ projectId: s.projectId, username: s.username, message: m })
       return done(null)
     }
     // Issue 29 item 3: a setpoint answer marks an operation written, so it counts only from an
-    // account the project designated as its edge agent. Read at each answer (they are rare),
-    // so the operator's `lintel mqtt edge --disable` applies at once, from any process.
+    // account the project designated as its edge agent; so do the reports of controls apps
+    // (APPSTATE, APPLOG, APPSYNC; issue 31). Read at each message, so the operator's
+    // `lintel mqtt edge --disable` applies at once, from any process.
     catalog.mqttAccounts.findValid(s.username).then((a) => {
       if (a?.id === s.accountId && a.edge === 1) controls.next({ projectId: s.projectId, username: s.username, message: m })
       else {
-        refuse(s, packet.topic, 'controls_not_edge', `not an edge account: SPTACK for datapoint '${dp}' is accepted only from the project's designated edge agents`)
+        refuse(s, packet.topic, 'controls_not_edge', `not an edge account: ${m.type}${dp !== undefined ? ` for datapoint '${dp}'` : ''} is accepted only from the project's designated edge agents`)
         packet.topic = DROPPED
       }
       done(null)

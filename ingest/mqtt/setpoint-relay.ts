@@ -24,7 +24,7 @@ const require = createRequire(import.meta.url)
 /** The internal channel of validated SPTACK answers (Redis pub/sub, not MQTT). */
 export const ANSWERS_CHANNEL = 'lintel:setpoint-answers'
 
-interface RedisClient {
+export interface RedisClient {
   publish(channel: string, message: string): Promise<number>
   subscribe(channel: string): Promise<unknown>
   on(event: 'message', fn: (channel: string, message: string) => void): unknown
@@ -32,7 +32,8 @@ interface RedisClient {
   disconnect(): void
 }
 
-const redis = (url: string): RedisClient => {
+/** A Redis connection of ioredis (also the controls-app relay's). */
+export const redis = (url: string): RedisClient => {
   const Redis = require('ioredis') as new (o: object) => RedisClient
   return new Redis(redisOptions(url))
 }

@@ -6,6 +6,7 @@ import type { CatalogPort, ChangePayload } from '../../catalog/port.ts'
 import type { MqttAccountChange } from '../../catalog/mqtt-accounts.ts'
 import { DATAPOINT_TAGS } from '../../catalog/changes.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { controlsAppsContract } from './contract-controls-apps.ts'
 
 /** Matches a typed catalog error by its HTTP status (core/errors.ts). */
 const E = (status: number): Error => ({ status }) as unknown as Error
@@ -676,4 +677,6 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.equal((await c.analytics.results(i.id)).length, 1)
     void holder
   })
+
+  controlsAppsContract(t, open)
 }

@@ -17,6 +17,8 @@ import { LEVELS, PriorityStore, winner } from '../priority-store.ts'
 import { decode, encode } from './codec.ts'
 import { pollPlan, width, type Range } from './plan.ts'
 
+const KIND_NAMES = { coil: 'a coil', discrete: 'a discrete input', input: 'an input register', holding: 'a holding register' } as const
+
 type Listener = (point: string, value: number | null, atMs: number) => void
 
 export class ModbusDriver implements PlantDriver {
@@ -90,7 +92,7 @@ export class ModbusDriver implements PlantDriver {
   async write(w: DriverWrite): Promise<DriverWriteResult> {
     const p = this.byId.get(w.point)
     if (!p) throw new DriverRefusal(`unknown datapoint '${w.point}' (not a point of this edge device)`)
-    if (!p.writable) throw new DriverRefusal(`'${w.point}' is not writable (a ${p.kind}${p.kind === 'holding' || p.kind === 'coil' ? ' without writable: true' : ''})`)
+    if (!p.writable) throw new DriverRefusal(`'${w.point}' is not writable (${KIND_NAMES[p.kind]}${p.kind === 'holding' || p.kind === 'coil' ? ' without writable: true in the configuration' : ''})`)
     if (!Number.isInteger(w.priority) || w.priority < 1 || w.priority > LEVELS) throw new DriverRefusal(`priority ${w.priority} is not 1..${LEVELS}`)
     return this.request(async () => {
       const state = this.priorities.get(p.id) ?? { priority: new Array(LEVELS).fill(null), relinquishDefault: p.relinquish_default ?? null }

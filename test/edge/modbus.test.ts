@@ -4,7 +4,7 @@
 // agent's persisted 16-level priority array, refusals, a device that goes away.
 import { join } from 'node:path'
 import Modbus from 'modbus-serial'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { ModbusDriverConfig, ModbusPointConfig } from '../../edge/config/schema.ts'
 import { DriverRefusal } from '../../edge/driver.ts'
 import { decode, encode } from '../../edge/drivers/modbus/codec.ts'
@@ -44,7 +44,6 @@ function driverFor(t: Test, port: number, points: ModbusPointConfig[], dir: stri
   d.onPresentValue((p, v) => seen.set(p, v))
   return { d, seen }
 }
-type Test = Parameters<Parameters<typeof t.test>[1]>[0]
 
 t.test('codec: every type and order round-trips; scale and offset; out of range refused', async (t) => {
   for (const [p, v] of LAYOUT.filter(([p]) => p.kind === 'holding')) t.equal(decode(encode(v, p), p), v, p.id)

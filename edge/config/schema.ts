@@ -56,7 +56,7 @@ export interface BacnetDriverConfig {
   /** the device's address, host:port (unicast) */
   address: string
   device_instance: number
-  /** the local UDP port of the agent's BACnet client (0: any) */
+  /** the local UDP port of the agent's BACnet client (default 47808, the standard port) */
   local_port: number
   poll_ms: number
   /** subscribe to COV where the device supports it */
@@ -196,7 +196,7 @@ function driver(c: Checker, d: unknown, path: string): DriverConfig | undefined 
     if (address !== undefined && !/^[^:\s]+:\d{1,5}$/.test(address)) c.fail(`${path}.address`, `must be host:port, got ${JSON.stringify(address)}`)
     return {
       type, name: c.str(d, 'name', path)!, address: address!, device_instance: c.num(d, 'device_instance', path, { min: 0, max: 4194302, int: true })!,
-      local_port: c.num(d, 'local_port', path, { dflt: 0, min: 0, max: 65535, int: true })!, poll_ms: c.num(d, 'poll_ms', path, { dflt: 5000, min: 100, int: true })!,
+      local_port: c.num(d, 'local_port', path, { dflt: 47808, min: 1, max: 65535, int: true })!, poll_ms: c.num(d, 'poll_ms', path, { dflt: 5000, min: 100, int: true })!,
       cov: c.bool(d, 'cov', path, true), cov_lifetime_s: c.num(d, 'cov_lifetime_s', path, { dflt: 300, min: 10, max: 86400, int: true })!,
       points: points(c, d, path, bacnetPoint),
     }

@@ -11,6 +11,7 @@ import { startEdgeAgent, type EdgeAgent } from '../agent.ts'
 import { DiskBuffer } from '../buffer/disk-buffer.ts'
 import { Forwarder } from '../buffer/forwarder.ts'
 import type { DriverConfig, EdgeConfig } from '../config/schema.ts'
+import { BacnetDriver } from '../drivers/bacnet/driver.ts'
 import { ModbusDriver } from '../drivers/modbus/driver.ts'
 import type { PlantDriver } from '../drivers/plant-driver.ts'
 import { PriorityStore } from '../drivers/priority-store.ts'
@@ -31,7 +32,7 @@ export type DriverFactory = (cfg: DriverConfig, stateDir: string, clock: Clock, 
 
 export const buildDriver: DriverFactory = (cfg, stateDir, clock, log) => {
   if (cfg.type === 'modbus') return new ModbusDriver(cfg, new PriorityStore(join(stateDir, 'priority', `${cfg.name}.json`)), clock, log)
-  throw new Error(`driver type ${cfg.type} is not available in this build`)
+  return new BacnetDriver(cfg, clock, log)
 }
 
 export async function startPlant(config: EdgeConfig, o: { password: string; ca?: Buffer; clock?: Clock; log?: (m: string) => void; factory?: DriverFactory }): Promise<Plant> {

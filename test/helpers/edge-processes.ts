@@ -2,6 +2,7 @@
 // (test/fixtures/modbus-device.ts) and the real `lintel edge` command, each its own process,
 // stopped at the test's end.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createSocket } from 'node:dgram'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
@@ -43,4 +44,23 @@ export async function runEdgeCommand(t: Test, args: string[], env: Record<string
   const proc = edgeProcess(t, args, env)
   const code = await settleWithin(proc.exited, { what: `lintel edge ${args.join(' ')} to exit`, timeoutMs: 60_000 })
   return { code, stdout: proc.out(), stderr: proc.err() }
+}
+
+/** A UDP port free on loopback right now (BACnet: the library takes port 0 for 47808). */
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4')
+  await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))
+  const { port } = s.address()
+  await new Promise<void>((resolve) => s.close(() => resolve()))
+  return port
+}
+
+/** The BACnet device simulator (test/fixtures/bacnet-device.ts) on a free UDP port; `send` writes a stdin command. */
+export async function bacnetDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc; send: (line: string) => void }> {
+  const port = await freeUdpPort()
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/bacnet-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
+  t.teardown(() => { proc.child.kill('SIGKILL') })
+  await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the BACnet device simulator to listen', timeoutMs: 30_000 })
+  if (!proc.out().includes(`listening ${port}`)) throw new Error(`the BACnet device did not start: ${proc.err()}`)
+  return { port, proc, send: (line) => proc.child.stdin!.write(line + '\n') }
 }

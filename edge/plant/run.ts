@@ -60,6 +60,7 @@ export async function startPlant(config: EdgeConfig, o: { password: string; ca?:
   agent.client.on('connect', publishMeta)
   if (agent.client.connected) publishMeta()
   agent.client.on('connect', () => log(`edge: connected to ${config.broker.url}; ${buffer.depth()} buffered observation(s) to send`))
+  agent.client.on('error', (err) => log(`edge: broker ${config.broker.url}: ${err.message}`))
   agent.client.on('offline', () => log(`edge: broker ${config.broker.url} unreachable; buffering (${buffer.depth()} observation(s))`))
 
   const health = () => {

@@ -33,6 +33,10 @@ export interface EdgeAgentOptions {
   /** Reconnect after this many ms when the connection drops (0: never; default 1000). */
   reconnectPeriod?: number
   log?: (msg: string) => void
+  /** Start without waiting for the broker (a buffered agent keeps collecting while it is unreachable). */
+  offline?: boolean
+  /** Where observation lines go instead of a direct publish (the durable buffer, issue 32). */
+  sink?: (line: string) => void
 }
 
 export interface EdgeAgent {
@@ -47,18 +51,19 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
   const series = `${o.group}/${o.handle}`
   const log = o.log ?? (() => {})
   const counters = { received: 0, written: 0, refused: 0, published: 0 }
-  const client = await mqtt.connectAsync(o.url, {
+  const options = {
     ca: o.ca, username: o.username, password: o.password, clientId: o.clientId ?? `edge-${Math.random().toString(36).slice(2, 10)}`,
     reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true,
-  })
+  }
+  const client = o.offline ? mqtt.connect(o.url, options) : await mqtt.connectAsync(o.url, options)
   // Controls messages are small: send them at once, not after Nagle's wait for an ACK.
   const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true)
-  noDelay()
+  if (client.connected) noDelay()
   const subscribe = async () => {
     const granted = await client.subscribeAsync(controls, { qos: 1 })
     if (granted[0]?.qos === 128) throw new Error(`the broker refused the subscription to ${controls} (account ${o.username})`)
   }
-  await subscribe()
+  if (client.connected) await subscribe()
   client.on('connect', () => { noDelay(); subscribe().catch((err) => log(`edge: ${err.message}`)) })
 
   const answer = (a: Omit<SetpointAck, 'type' | 'swop_version'>) => {
@@ -90,7 +95,9 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
   const off = o.driver.onPresentValue((point, value, atMs) => {
     if (value === null) return
     counters.published++
-    client.publish(series, encodeLine(point, value, Math.round(atMs) * 1000), { qos: 1 })
+    const line = encodeLine(point, value, Math.round(atMs) * 1000)
+    if (o.sink) o.sink(line)
+    else client.publish(series, line, { qos: 1 })
   })
 
   return {

@@ -18,12 +18,19 @@ import { systemClock } from '../core/clock/clock.ts'
 import { startEdgeAgent } from './agent.ts'
 import { startEdgeApps, WriteWatch } from './apps/index.ts'
 import { testClockFromEnv } from './apps/test-clock.ts'
+import { runDiscoverBacnet } from './drivers/bacnet/discover.ts'
+import { runConfigured, runStatus } from './plant/cli.ts'
 import { SimulatedBacnetDriver } from './simulated-driver.ts'
 
-const USAGE = 'Usage: lintel edge --url mqtts://HOST:PORT --ca FILE --project GROUP/HANDLE --account USERNAME [--points N] [--point ID]... [--relinquish-default V] [--state-dir DIR]\n' +
+const USAGE = 'Usage: lintel edge --config FILE | lintel edge status --config FILE | lintel edge discover bacnet [--target HOST:PORT] [--local-port P] [--json]\n' +
+  '       lintel edge --url mqtts://HOST:PORT --ca FILE --project GROUP/HANDLE --account USERNAME [--points N] [--point ID]... [--relinquish-default V] [--state-dir DIR]\n' +
   '  password in LINTEL_EDGE_PASSWORD\n'
 
 export async function runEdge(argv: string[]): Promise<number> {
+  // The configured agent and its tools (issue 32, edge/plant/cli.ts); the flags below stay for the simulated driver.
+  if (argv[0] === 'status') return runStatus(argv.slice(1))
+  if (argv[0] === 'discover' && argv[1] === 'bacnet') return runDiscoverBacnet(argv.slice(2))
+  if (argv.some((a) => a === '--config' || a.startsWith('--config='))) return runConfigured(argv)
   const { values } = parseArgs({
     args: argv,
     options: {

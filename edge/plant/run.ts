@@ -1,0 +1,85 @@
+// The configured edge agent (issue 32): the drivers of the configuration file behind one
+// driver port, every observation through the durable buffer (edge/buffer/), the forwarder
+// sending it to the broker, the points' tags published through META at every connection,
+// and the health datapoints and status file every health.interval_s.
+// It starts without waiting for the broker: while the broker is unreachable the drivers keep
+// polling into the buffer.
+import { join } from 'node:path'
+import { nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
+import { encodeLine } from '../../protocol/line-encoder.ts'
+import { startEdgeAgent, type EdgeAgent } from '../agent.ts'
+import { DiskBuffer } from '../buffer/disk-buffer.ts'
+import { Forwarder } from '../buffer/forwarder.ts'
+import type { DriverConfig, EdgeConfig } from '../config/schema.ts'
+import { BacnetDriver } from '../drivers/bacnet/driver.ts'
+import { ModbusDriver } from '../drivers/modbus/driver.ts'
+import type { PlantDriver } from '../drivers/plant-driver.ts'
+import { PriorityStore } from '../drivers/priority-store.ts'
+import { CompositeDriver } from './composite-driver.ts'
+import { healthValues, snapshot, writeStatus } from './health.ts'
+
+export interface Plant {
+  agent: EdgeAgent
+  buffer: DiskBuffer
+  forwarder: Forwarder
+  drivers: PlantDriver[]
+  /** Publishes the health datapoints and writes the status file now. */
+  health(): void
+  stop(): Promise<void>
+}
+
+export type DriverFactory = (cfg: DriverConfig, stateDir: string, clock: Clock, log: (m: string) => void) => PlantDriver
+
+export const buildDriver: DriverFactory = (cfg, stateDir, clock, log) => {
+  if (cfg.type === 'modbus') return new ModbusDriver(cfg, new PriorityStore(join(stateDir, 'priority', `${cfg.name}.json`)), clock, log)
+  return new BacnetDriver(cfg, clock, log)
+}
+
+export async function startPlant(config: EdgeConfig, o: { password: string; ca?: Buffer; clock?: Clock; log?: (m: string) => void; factory?: DriverFactory }): Promise<Plant> {
+  const clock = o.clock ?? systemClock
+  const log = o.log ?? (() => {})
+  const { group, handle } = config.broker.project
+  const buffer = new DiskBuffer({ dir: join(config.state_dir, 'buffer'), maxBytes: config.buffer.max_bytes, log })
+  if (buffer.counters.recovered > 0) log(`edge: ${buffer.counters.recovered} observation(s) recovered from the buffer, to be sent`)
+  const drivers = config.drivers.map((d) => (o.factory ?? buildDriver)(d, config.state_dir, clock, log))
+  const composite = new CompositeDriver(drivers)
+  const agent = await startEdgeAgent({
+    url: config.broker.url, ca: o.ca, username: config.broker.account, password: o.password, clientId: config.broker.client_id,
+    group, handle, driver: composite, offline: true, sink: (line) => buffer.take(line), log,
+  })
+  const forwarder = new Forwarder({ buffer, client: agent.client, topic: `${group}/${handle}`, linesPerMessage: config.buffer.lines_per_message, inFlight: config.buffer.in_flight, log })
+  // The points' tags, at every connection (a restarted platform or a changed config file).
+  const publishMeta = () => {
+    for (const d of drivers) {
+      for (const p of d.points()) {
+        const tags = Object.entries(p.tags).map(([key, value]) => ({ key, value }))
+        agent.client.publish(`META/${group}/${handle}`, JSON.stringify({ entity: { id: p.id, type: 'datapoint', source: `edge:${d.name}` }, mode: ['add', 'update'], tags }), { qos: 1 })
+      }
+    }
+  }
+  agent.client.on('connect', publishMeta)
+  if (agent.client.connected) publishMeta()
+  agent.client.on('connect', () => log(`edge: connected to ${config.broker.url}; ${buffer.depth()} buffered observation(s) to send`))
+  agent.client.on('error', (err) => log(`edge: broker ${config.broker.url}: ${err.message}`))
+  agent.client.on('offline', () => log(`edge: broker ${config.broker.url} unreachable; buffering (${buffer.depth()} observation(s))`))
+
+  const health = () => {
+    const now = nowMs(clock)
+    const s = snapshot(drivers, buffer, { url: config.broker.url, connected: agent.client.connected }, now)
+    for (const [id, v] of healthValues(s, config.health.prefix)) buffer.take(encodeLine(id, v, Math.round(now) * 1000))
+    writeStatus(config.state_dir, s)
+  }
+  const timer = setInterval(health, config.health.interval_s * 1000)
+  for (const d of drivers) await d.start()
+  health()
+  return {
+    agent, buffer, forwarder, drivers, health,
+    stop: async () => {
+      clearInterval(timer)
+      forwarder.stop()
+      await agent.stop()
+      writeStatus(config.state_dir, snapshot(drivers, buffer, { url: config.broker.url, connected: false }, nowMs(clock)))
+      buffer.close()
+    },
+  }
+}

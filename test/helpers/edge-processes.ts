@@ -1,0 +1,66 @@
+// Processes of the edge agent's tests (issue 32): the Modbus test device
+// (test/fixtures/modbus-device.ts) and the real `lintel edge` command, each its own process,
+// stopped at the test's end.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createSocket } from 'node:dgram'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Test } from 'tap'
+import { freePort } from './free-port.ts'
+import { settleWithin, waitFor } from './wait.ts'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const LINTEL = join(ROOT, 'bin', 'lintel.js')
+
+export interface Proc { child: ChildProcess; out: () => string; err: () => string; exited: Promise<number | null> }
+
+function track(child: ChildProcess): Proc {
+  let out = '', err = ''
+  child.stdout?.on('data', (d) => { out += d })
+  child.stderr?.on('data', (d) => { err += d })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? -1 : null))))
+  return { child, out: () => out, err: () => err, exited }
+}
+
+/** The Modbus test device on a free loopback port. */
+export async function modbusDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc }> {
+  const port = await freePort()
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/modbus-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }))
+  t.teardown(() => { proc.child.kill('SIGKILL') })
+  await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the Modbus test device to listen', timeoutMs: 30_000 })
+  if (!proc.out().includes(`listening ${port}`)) throw new Error(`the Modbus device did not start: ${proc.err()}`)
+  return { port, proc }
+}
+
+/** `lintel edge ARGS` as a long-running process (killed at the test's end if still running). */
+export function edgeProcess(t: Test, args: string[], env: Record<string, string> = {}): Proc {
+  const proc = track(spawn(process.execPath, [LINTEL, 'edge', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }))
+  t.teardown(() => { if (proc.child.exitCode === null) proc.child.kill('SIGKILL') })
+  return proc
+}
+
+/** `lintel edge ARGS` run to its end: exit code and output. */
+export async function runEdgeCommand(t: Test, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = edgeProcess(t, args, env)
+  const code = await settleWithin(proc.exited, { what: `lintel edge ${args.join(' ')} to exit`, timeoutMs: 60_000 })
+  return { code, stdout: proc.out(), stderr: proc.err() }
+}
+
+/** A UDP port free on loopback right now (BACnet: the library takes port 0 for 47808). */
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4')
+  await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve))
+  const { port } = s.address()
+  await new Promise<void>((resolve) => s.close(() => resolve()))
+  return port
+}
+
+/** The BACnet device simulator (test/fixtures/bacnet-device.ts) on a free UDP port; `send` writes a stdin command. */
+export async function bacnetDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc; send: (line: string) => void }> {
+  const port = await freeUdpPort()
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/bacnet-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
+  t.teardown(() => { proc.child.kill('SIGKILL') })
+  await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the BACnet device simulator to listen', timeoutMs: 30_000 })
+  if (!proc.out().includes(`listening ${port}`)) throw new Error(`the BACnet device did not start: ${proc.err()}`)
+  return { port, proc, send: (line) => proc.child.stdin!.write(line + '\n') }
+}

@@ -41,6 +41,7 @@ import type { SetpointService } from '../engine/setpoints/service.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import type { Documents } from '../engine/blobs/documents.ts'
 import { documentRoutes } from './routes/documents.ts'
+import { consoleRoutes } from './routes/console.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
 
@@ -100,6 +101,8 @@ export interface AppDeps {
   analytics?: AnalyticsService
   /** The company and project file spaces (engine/blobs); without it their routes are not served. */
   documents?: Documents
+  /** Serve the web console at `/` (console/; default true). */
+  console?: boolean
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -192,5 +195,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
   }
+  if (deps.console !== false) await app.register(consoleRoutes)
   return app
 }

@@ -39,8 +39,9 @@
 //
 // Close codes (LIVE_CLOSE): 4401 the login ended (token revoked or expired, password changed,
 // user deleted); 4408 the send queue overflowed (a slow reader: reconnect with `since`); 4409
-// the live source was interrupted (scaled mode: reconnect with `since`); 4400 a frame that is
-// not a JSON text message, or larger than 64 KiB; 1001 the server stops.
+// the live source was interrupted (scaled mode: reconnect with `since`); 4400 a binary frame
+// (a text frame that is not a valid message gets an error frame); 1009 a frame larger than 64 KiB; 1001 the server stops; 1013 this
+// process serves no live subscriptions (scaled mode without LINTEL_REDIS_URL).
 import { formatTimestamp, parseTimestamp } from '../core/timestamp.ts'
 
 export const LIVE_SUBPROTOCOL = 'lintel.v1'
@@ -58,10 +59,12 @@ export const LIVE_CLOSE = {
   SEND_QUEUE_OVERFLOW: 4408,
   /** The source of live observations was interrupted (scaled mode); resume with `since`. */
   SOURCE_INTERRUPTED: 4409,
-  /** A frame that is not a JSON text message, or too large. */
+  /** A binary frame (text frames that are not JSON get an error frame; too large ones 1009). */
   BAD_FRAME: 4400,
   /** The server stops. */
   GOING_AWAY: 1001,
+  /** This process serves no live subscriptions (scaled mode without LINTEL_REDIS_URL). */
+  UNAVAILABLE: 1013,
 } as const
 
 export interface SubscribeMessage {

@@ -44,6 +44,11 @@ import { documentRoutes } from './routes/documents.ts'
 import { consoleRoutes } from './routes/console.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
+import websocket from '@fastify/websocket'
+import type { LiveFeed } from '../engine/live/feed.ts'
+import { LIVE_SUBPROTOCOL, MAX_CLIENT_FRAME_BYTES } from '../protocol/live-messages.ts'
+import { LiveHub, type LiveLimits } from './live/hub.ts'
+import { liveRoutes } from './routes/live.ts'
 
 export interface AppDeps {
   catalog: Catalog
@@ -101,6 +106,10 @@ export interface AppDeps {
   analytics?: AnalyticsService
   /** The company and project file spaces (engine/blobs); without it their routes are not served. */
   documents?: Documents
+  /** Stored observations and alert events of this process (engine/live/feed.ts); without it GET /v2/live closes at once (1013). */
+  liveFeed?: LiveFeed
+  /** Bounds of the live subscriptions' sockets (api/live/hub.ts). */
+  liveLimits?: Partial<LiveLimits>
   /** Serve the web console at `/` (console/; default true). */
   console?: boolean
 }
@@ -195,6 +204,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
   }
+  // Browsers offer `lintel.v1, bearer.<token>`: the server selects lintel.v1 (api/access-hooks.ts reads the token).
+  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES, handleProtocols: (offered: Set<string>) => (offered.has(LIVE_SUBPROTOCOL) ? LIVE_SUBPROTOCOL : false) } })
+  const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
+  await app.register(liveRoutes, { ...ctx, hub })
+  if (hub) app.decorate('liveHub', hub)
   if (deps.console !== false) await app.register(consoleRoutes)
   return app
 }

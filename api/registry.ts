@@ -135,6 +135,8 @@ export const endpoints: readonly Endpoint[] = [
   e(141, 'POST', '/v2/datapoint/setpoint', 'Project', 'Write a setpoint to a writable datapoint through the edge device'),
   e(142, 'GET', '/v2/datapoint/setpoint/{reference}', 'Project', 'Read an acknowledged setpoint operation with its log'),
   e(143, 'GET', '/v2/datapoint/setpoints', 'Project', 'The setpoint requests of a datapoint (audit), newest first'),
+  // Live subscriptions, favorites and plot views (issue 33): block 190-199.
+  e(190, 'GET', '/v2/live', 'Project', 'WebSocket: new observations of datapoints (and alert events) of projects, once durable (docs/live.md)'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -75,15 +75,19 @@ export async function render(el, { project, params }) {
   box.addEventListener('dblclick', () => unzoom())
 
   async function load() {
+    box.dataset.loading = 'true'
     back.disabled = zooms.length === 0
-    rangeText.textContent = `${new Date(start).toLocaleString()} – ${new Date(end).toLocaleString()}`
     const read = await Promise.all(ids.map((id) => readSeries(project, id, start, end, samplerate, aggregate).catch((err) => { notify(`${id}: ${err.message}`, 'error'); return [] })))
     series = read
     draw()
+    box.dataset.loading = 'false'
   }
   function draw() {
     plot.setData(align(series), false)
     plot.setScale('x', { min: start / 1000, max: end / 1000 })
+    rangeText.textContent = `${new Date(start).toLocaleString()} – ${new Date(end).toLocaleString()}`
+    // What is drawn, for people reading the page's source and for the browser tests.
+    box.dataset.range = `${new Date(start).toISOString()}/${new Date(end).toISOString()}`
     box.dataset.points = String(series.reduce((n, s) => n + s.length, 0))
     box.dataset.last = series.map((s) => s.length ? String(s[s.length - 1][1]) : '').join(',')
   }

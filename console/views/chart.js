@@ -20,7 +20,13 @@ export function spanMs(text) {
 
 /** @param {HTMLElement} el @param {{ project: number, params: URLSearchParams }} ctx */
 export async function render(el, { project, params }) {
-  const ids = params.getAll('dp')
+  const asked = [...new Set(params.getAll('dp'))]
+  // Each datapoint's newest time; one the caller may not read answers 404 like an unknown one,
+  // and is left out of the chart (no series, no label, no live subscription).
+  const probes = await Promise.all(asked.map((id) => newestTime(project, id).then((t) => ({ id, t, ok: true }), (err) => ({ id, t: undefined, ok: false, err }))))
+  const refused = probes.filter((p) => !p.ok).map((p) => p.err?.message ?? `${p.id}: not readable`)
+  if (refused.length) notify(refused.join(' · '), 'error')
+  const ids = probes.filter((p) => p.ok).map((p) => p.id)
   if (ids.length === 0) {
     mount(el, h('h1', {}, 'Chart'), h('p.empty', {}, 'Pick datapoints in the ', h('a', { href: href('datapoints') }, 'datapoint browser'), ' (or a favorite) to chart them.'))
     return
@@ -30,7 +36,7 @@ export async function render(el, { project, params }) {
   let span = spanMs(params.get('span') ?? '') ?? 86400e3
   // Where the window ends: the given end, else the newest observation (or now, when newer).
   const given = { start: params.get('start'), end: params.get('end') }
-  let end = given.end ? Date.parse(given.end) : Math.max(...(await Promise.all(ids.map((id) => newestTime(project, id)))).map((t) => t ?? 0), 0)
+  let end = given.end ? Date.parse(given.end) : Math.max(...probes.map((p) => p.t ?? 0), 0)
   if (!given.end && (end === 0 || Date.now() - end < span)) end = Date.now()
   let start = given.start ? Date.parse(given.start) : end - span
   if (given.start && given.end) span = end - start

@@ -2,7 +2,7 @@
 // /v2/project/{id}, pages of 1,000), searched by name and filtered by tag in the browser,
 // with a chart of one or several of them and a star for favorites.
 import { api } from '../lib/api.js'
-import { h, mount, table } from '../lib/dom.js'
+import { field, h, mount, notify, table } from '../lib/dom.js'
 import { go, href } from '../lib/router.js'
 import { favorites } from '../lib/favorites.js'
 
@@ -60,6 +60,26 @@ export async function render(el, { project, params }) {
     shown.length > 500 ? h('p.hint', {}, `The first 500 of ${shown.length} shown: narrow the search.`) : null)
   }
   search.addEventListener('input', draw)
-  mount(el, h('h1', {}, p.name, ' · datapoints'), h('div.toolbar', {}, search, chartButton), list)
+  mount(el, h('h1', {}, p.name, ' · datapoints'), h('div.toolbar', {}, search, chartButton), list, addForm(project))
   draw()
+}
+
+/** Store one observation now (POST /v2/project/{id}/timeseries): a first datapoint, or a test value for a live chart. */
+function addForm(project) {
+  return h('details', {}, h('summary', {}, 'Add an observation'), h('form.card', {
+    onsubmit: async (/** @type {Event} */ e) => {
+      e.preventDefault()
+      const f = /** @type {HTMLFormElement} */ (e.target)
+      const id = field(f, 'dataPointID').trim()
+      try {
+        await api('POST', `/v2/project/${project}/timeseries`, { body: { [id]: [{ time: new Date().toISOString(), value: Number(field(f, 'value')) }] } })
+        notify(`Stored ${field(f, 'value')} for ${id}.`)
+        go('chart', { dp: id })
+      } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
+    },
+  },
+  h('label', {}, 'Datapoint', h('input', { name: 'dataPointID', required: true, placeholder: 'ahu1/supply_temp' })),
+  h('label', {}, 'Value', h('input', { name: 'value', type: 'number', step: 'any', required: true })),
+  h('button.primary', { type: 'submit' }, 'Store now and chart'),
+  h('p.hint', {}, 'Devices send observations over MQTT or HTTP (docs/mqtt.md, docs/time-series.md); a chart shows new ones live.')))
 }

@@ -1,8 +1,8 @@
 // The caller's projects (GET /v2/user/projects): every project with a company role, else
-// those a project role names.
+// those a project role names. A company admin creates one here (POST /v2/company/project).
 import { api } from '../lib/api.js'
-import { h, mount, table } from '../lib/dom.js'
-import { href } from '../lib/router.js'
+import { field, h, mount, notify, table } from '../lib/dom.js'
+import { go, href } from '../lib/router.js'
 
 /** @param {HTMLElement} el */
 export async function render(el) {
@@ -11,7 +11,22 @@ export async function render(el) {
     table([
       ['Project', (p) => h('a', { href: href('datapoints', {}, p.id) }, p.name)],
       ['Description', (p) => p.description],
-      ['', (p) => h('a', { href: href('chart', {}, p.id) }, 'Chart')],
-    ], projects, 'No project yet: a company admin creates one (POST /v2/company/project).'))
-  if (projects.length === 1) el.append(h('p.hint', {}, 'Open the project to browse its datapoints.'))
+      ['', (p) => h('a', { href: href('alerts', {}, p.id) }, 'Alerts')],
+    ], projects, 'No project yet.'),
+    h('h2', {}, 'New project'),
+    h('form.card', {
+      onsubmit: async (/** @type {Event} */ e) => {
+        e.preventDefault()
+        const f = /** @type {HTMLFormElement} */ (e.target)
+        try {
+          const r = await api('POST', '/v2/company/project', { body: { name: field(f, 'name'), description: field(f, 'description') } })
+          notify(`Created project ${r.resource.project.name}.`)
+          go('datapoints', {}, r.resource.project.id)
+        } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
+      },
+    },
+    h('label', {}, 'Name', h('input', { name: 'name', required: true })),
+    h('label', {}, 'Description', h('input', { name: 'description' })),
+    h('button.primary', { type: 'submit' }, 'Create project'),
+    h('p.hint', {}, 'Needs a company role (the company admin has one).')))
 }

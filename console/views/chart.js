@@ -23,8 +23,8 @@ export async function render(el, { project, params }) {
   const asked = [...new Set(params.getAll('dp'))]
   // Each datapoint's newest time; one the caller may not read answers 404 like an unknown one,
   // and is left out of the chart (no series, no label, no live subscription).
-  const probes = await Promise.all(asked.map((id) => newestTime(project, id).then((t) => ({ id, t, ok: true }), (err) => ({ id, t: undefined, ok: false, err }))))
-  const refused = probes.filter((p) => !p.ok).map((p) => p.err?.message ?? `${p.id}: not readable`)
+  const probes = await Promise.all(asked.map((id) => newestTime(project, id).then((t) => ({ id, t, ok: true }), (/** @type {Error} */ err) => ({ id, t: undefined, ok: false, err }))))
+  const refused = probes.filter((p) => !p.ok).map((p) => ('err' in p ? p.err.message : undefined) ?? `${p.id}: not readable`)
   if (refused.length) notify(refused.join(' · '), 'error')
   const ids = probes.filter((p) => p.ok).map((p) => p.id)
   if (ids.length === 0) {
@@ -50,7 +50,7 @@ export async function render(el, { project, params }) {
   const status = h('span.live-state', { 'data-state': 'connecting' }, 'connecting…')
   const rangeText = h('span.range')
   const box = h('div.chart', { 'data-testid': 'chart' })
-  const back = h('button', { onclick: () => unzoom(), disabled: true }, 'Back')
+  const back = /** @type {HTMLButtonElement} */ (h('button', { onclick: () => unzoom(), disabled: true }, 'Back'))
   const spanButtons = SPANS.map(([label, ms]) => h('button', { onclick: () => { span = /** @type {number} */ (ms); zooms.length = 0; end = Math.max(end, Date.now()); start = end - span; load() } }, /** @type {string} */ (label)))
   mount(el,
     h('h1', {}, ids.join(', ')),

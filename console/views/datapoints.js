@@ -43,9 +43,9 @@ export async function render(el, { project, params }) {
   const [{ project: p, datapoints }, favs] = await Promise.all([allDatapoints(project), favorites(project)])
   /** @type {Set<string>} */
   const picked = new Set()
-  const search = h('input.search', { type: 'search', placeholder: 'Search: words, or tag=value', value: params.get('q') ?? '', 'aria-label': 'Search datapoints' })
+  const search = /** @type {HTMLInputElement} */ (h('input.search', { type: 'search', placeholder: 'Search: words, or tag=value', value: params.get('q') ?? '', 'aria-label': 'Search datapoints' }))
   const list = h('div')
-  const chartButton = h('button.primary', { onclick: () => go('chart', { dp: [...picked] }) }, 'Chart selected')
+  const chartButton = /** @type {HTMLButtonElement} */ (h('button.primary', { onclick: () => go('chart', { dp: [...picked] }) }, 'Chart selected'))
   const draw = () => {
     const q = search.value
     const shown = datapoints.filter((dp) => matches(dp, q))

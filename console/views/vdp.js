@@ -53,7 +53,7 @@ async function detail(el, project, dp) {
 }
 
 function createForm(el, project) {
-  const type = h('select', { name: 'type', onchange: () => pins() }, TYPES.map((t) => h('option', { value: t }, t)))
+  const type = /** @type {HTMLSelectElement} */ (h('select', { name: 'type', onchange: () => pins() }, TYPES.map((t) => h('option', { value: t }, t))))
   const pinBox = h('div')
   const formula = /** @type {HTMLTextAreaElement} */ (h('textarea', { name: 'formula', rows: 5, spellcheck: false, placeholder: 'd = P2 - P1; if(d > 0, d, 0);' }))
   const extra = h('textarea', { name: 'extra', rows: 2, spellcheck: false, placeholder: '{"factorization": 3600}' })

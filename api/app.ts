@@ -169,6 +169,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', documentRoute)
   await app.register(swagger, swaggerOptions)
 
+  // Before the access hooks: its onRequest hook marks upgrade requests, so that one refused by
+  // them (401, 403, 404) gets its socket closed after the answer. Browsers offer
+  // `lintel.v1, bearer.<token>`: the server selects lintel.v1 (api/access-hooks.ts reads the token).
+  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES, handleProtocols: (offered: Set<string>) => (offered.has(LIVE_SUBPROTOCOL) ? LIVE_SUBPROTOCOL : false) } })
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
   const auth = new Authenticator(deps.catalog, { throttle, probes: new ExistsProbeLimit(deps.existsProbes) })
@@ -204,8 +208,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
   }
-  // Browsers offer `lintel.v1, bearer.<token>`: the server selects lintel.v1 (api/access-hooks.ts reads the token).
-  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES, handleProtocols: (offered: Set<string>) => (offered.has(LIVE_SUBPROTOCOL) ? LIVE_SUBPROTOCOL : false) } })
   const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
   await app.register(liveRoutes, { ...ctx, hub })
   if (hub) app.decorate('liveHub', hub)

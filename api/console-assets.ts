@@ -1,5 +1,5 @@
-// The web console's files (console/ and uPlot's dist files), read once when the app is built
-// and kept in memory with their gzip form and an ETag: the console is a few dozen KB of
+// The web console's files (console/ and uPlot's dist files), read once per process (on the
+// first request for one) and kept in memory with their gzip form and an ETag: the console is a few dozen KB of
 // static files, so no static-file server or CDN is needed (issue 33 item 3). Only the files
 // found here are served: a URL names an entry of this table, never a path on disk, so no
 // request can reach a file outside it.
@@ -61,6 +61,15 @@ export function loadConsoleAssets(dir: string = CONSOLE_DIR): Map<string, Asset>
   if (index) assets.set('/', index)
   const uplot = dirname(createRequire(import.meta.url).resolve('uplot/dist/uPlot.iife.min.js'))
   for (const name of ['uPlot.iife.min.js', 'uPlot.min.css']) assets.set(`/console/vendor/${name}`, asset(join(uplot, name)))
+  return assets
+}
+
+const loaded = new Map<string, Map<string, Asset>>()
+
+/** The assets of a folder, loaded once per process. */
+export function consoleAssets(dir: string = CONSOLE_DIR): Map<string, Asset> {
+  let assets = loaded.get(dir)
+  if (!assets) loaded.set(dir, assets = loadConsoleAssets(dir))
   return assets
 }
 

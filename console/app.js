@@ -3,7 +3,7 @@
 // load carries only the shell); a page's render() may return a function that ends what it
 // started (a WebSocket, a timer) when the user leaves it.
 import { login, logout, session, whenUnauthorized } from './lib/api.js'
-import { h, mount, notify } from './lib/dom.js'
+import { clearNotice, h, mount, notify } from './lib/dom.js'
 import { PAGES, route } from './lib/router.js'
 
 const view = /** @type {HTMLElement} */ (document.getElementById('view'))
@@ -13,6 +13,7 @@ let leave
 async function show() {
   if (typeof leave === 'function') leave()
   leave = undefined
+  clearNotice()
   const r = route()
   if (!session() && r.page !== 'login') { location.hash = '/login'; return }
   header(r)

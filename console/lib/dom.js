@@ -40,14 +40,23 @@ export function mount(el, ...children) {
   return el
 }
 
-/** A short message at the top of the page; errors stay until the next one. */
+let shownAt = 0
+
+/** A short message at the top of the page; errors stay until the next one or the next page. */
 export function notify(text, kind = 'info') {
   const bar = document.getElementById('notice')
   if (!bar) return
+  shownAt = Date.now()
   mount(bar, text)
   bar.className = `notice ${kind}`
   bar.hidden = false
   if (kind !== 'error') setTimeout(() => { if (bar.textContent === text) bar.hidden = true }, 4000)
+}
+
+/** Hide the message when the user moves to another page, unless it was just shown (it explains the move). */
+export function clearNotice() {
+  const bar = document.getElementById('notice')
+  if (bar && Date.now() - shownAt > 1000) bar.hidden = true
 }
 
 /** A table of rows: columns [header, (row) => cell]. */

@@ -8,13 +8,13 @@ import { api } from './api.js'
 /**
  * Observations of one datapoint in [start, end) (ms). Without a samplerate the server samples
  * automatically (spec 1, rule 6: at most N buckets, default 200), so any range costs the same;
- * with one, `aggregate` picks the bucket value (default mean).
+ * with one, `aggregate` picks the bucket value (default mean); `units` converts (docs/time-series.md).
  * @returns {Promise<Pt[]>}
  */
-export async function readSeries(project, dataPointID, startMs, endMs, samplerate = '', aggregate = '') {
+export async function readSeries(project, dataPointID, startMs, endMs, samplerate = '', aggregate = '', units = '') {
   const r = await api('GET', '/v2/datapoint/timeseries', { query: {
     project_id: project, dataPointID, start: new Date(startMs).toISOString(), end: new Date(endMs).toISOString(),
-    samplerate: samplerate || undefined, aggregate: samplerate && aggregate ? aggregate : undefined,
+    samplerate: samplerate || undefined, aggregate: samplerate && aggregate ? aggregate : undefined, units: units || undefined,
   } })
   return r.data.map((/** @type {any} */ d) => /** @type {Pt} */ ([Date.parse(d.time) / 1000, valueOf(d)]))
 }

@@ -6,10 +6,12 @@ import { api } from '../lib/api.js'
 import { h, mount, notify } from '../lib/dom.js'
 import { subscribe } from '../lib/live.js'
 import { align, insertPoints, newestTime, readSeries, trimBefore } from '../lib/series.js'
-import { href } from '../lib/router.js'
+import { go, href } from '../lib/router.js'
 import { saveViewButton } from '../lib/favorites.js'
 
 const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf']
+const RATES = [['', 'automatic'], ['1m', '1 min'], ['15m', '15 min'], ['1h', '1 hour'], ['1D', 'day (project zone)'], ['1W', 'week'], ['1M', 'month']]
+const AGGREGATES = ['mean', 'min', 'max', 'sum', 'first', 'last', 'count']
 const SPANS = [['1h', 3600e3], ['24h', 86400e3], ['7d', 7 * 86400e3], ['30d', 30 * 86400e3], ['1y', 365 * 86400e3]]
 
 /** A span such as `24h` or `7d` in ms; undefined when it is not one. */
@@ -33,6 +35,7 @@ export async function render(el, { project, params }) {
   }
   const samplerate = params.get('samplerate') ?? ''
   const aggregate = params.get('aggregate') ?? ''
+  const units = params.get('units') ?? ''
   let span = spanMs(params.get('span') ?? '') ?? 86400e3
   // Where the window ends: the given end, else the newest observation (or now, when newer).
   const given = { start: params.get('start'), end: params.get('end') }
@@ -51,10 +54,19 @@ export async function render(el, { project, params }) {
   const rangeText = h('span.range')
   const box = h('div.chart', { 'data-testid': 'chart' })
   const back = /** @type {HTMLButtonElement} */ (h('button', { onclick: () => unzoom(), disabled: true }, 'Back'))
+  // Sampling and aggregate are part of the chart's address: changing them opens it anew.
+  const reopen = (/** @type {Record<string, string>} */ change) => {
+    const next = Object.fromEntries([...new Set(params.keys())].map((k) => [k, params.getAll(k)]))
+    go('chart', { ...next, dp: ids, ...change })
+  }
+  const rate = h('select', { 'aria-label': 'Sampling', onchange: (/** @type {Event} */ e) => reopen({ samplerate: /** @type {HTMLSelectElement} */ (e.target).value }) },
+    RATES.map(([v, label]) => h('option', { value: v, selected: v === samplerate }, label)))
+  const agg = h('select', { 'aria-label': 'Aggregate', disabled: !samplerate, onchange: (/** @type {Event} */ e) => reopen({ aggregate: /** @type {HTMLSelectElement} */ (e.target).value }) },
+    AGGREGATES.map((a) => h('option', { value: a, selected: a === (aggregate || 'mean') }, a)))
   const spanButtons = SPANS.map(([label, ms]) => h('button', { onclick: () => { span = /** @type {number} */ (ms); zooms.length = 0; end = Math.max(end, Date.now()); start = end - span; load() } }, /** @type {string} */ (label)))
   mount(el,
     h('h1', {}, ids.join(', ')),
-    h('div.toolbar', {}, spanButtons, back, rangeText, status, saveViewButton(project, () => ({ datapoints: ids, span: `${Math.round(span / 60e3)}m`, samplerate, aggregate }))),
+    h('div.toolbar', {}, spanButtons, back, rate, agg, rangeText, status, saveViewButton(project, () => ({ datapoints: ids, span: `${Math.round(span / 60e3)}m`, samplerate, aggregate, units }))),
     box,
     h('p.hint', {}, 'Drag across the chart to zoom (read again at finer sampling); double-click to go back.'))
 
@@ -83,7 +95,7 @@ export async function render(el, { project, params }) {
   async function load() {
     box.dataset.loading = 'true'
     back.disabled = zooms.length === 0
-    const read = await Promise.all(ids.map((id) => readSeries(project, id, start, end, samplerate, aggregate).catch((err) => { notify(`${id}: ${err.message}`, 'error'); return [] })))
+    const read = await Promise.all(ids.map((id) => readSeries(project, id, start, end, samplerate, aggregate, units).catch((err) => { notify(`${id}: ${err.message}`, 'error'); return [] })))
     series = read
     draw()
     box.dataset.loading = 'false'

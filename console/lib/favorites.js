@@ -35,9 +35,12 @@ export async function favorites(project) {
 
 /** The chart's URL parameters of a saved plot view. @param {any} v */
 export function plotViewParams(v) {
+  const s = v.spec ?? v
+  const first = (s.datapoints ?? []).find((/** @type {any} */ d) => typeof d === 'object' && d.units)
   return {
-    dp: (v.datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID),
-    start: v.start, end: v.end, span: v.relative_range ?? v.range, samplerate: v.samplerate, aggregate: v.aggregate,
+    dp: (s.datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID),
+    start: s.start, end: s.end, span: s.relative, samplerate: s.samplerate === 'auto' ? undefined : s.samplerate, aggregate: s.aggregate,
+    units: first?.units,
   }
 }
 

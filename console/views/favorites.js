@@ -22,6 +22,6 @@ export async function render(el, { project }) {
     h('h2', {}, 'Plot views'),
     table([
       ['View', (v) => h('a', { href: href('chart', plotViewParams(v)) }, v.name)],
-      ['Datapoints', (v) => (v.datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID).join(', ')],
+      ['Datapoints', (v) => ((v.spec ?? v).datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID).join(', ')],
     ], viewItems, 'No plot view yet: save one from a chart.'))
 }

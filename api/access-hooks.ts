@@ -17,6 +17,12 @@ declare module 'fastify' {
     public?: boolean
     /** The body is JSON ingest observations: checked while parsed where it has their usual shape (api/app.ts). */
     observationsBody?: boolean
+    /**
+     * A WebSocket whose messages name their projects (GET /v2/live): `project_id` on the upgrade
+     * is optional (checked when given), and a browser's token may come as the sub-protocol
+     * `bearer.<token>` (browsers cannot set headers on a WebSocket).
+     */
+    projectsInMessages?: boolean
   }
   interface FastifyRequest {
     caller: Caller
@@ -34,7 +40,8 @@ export function installAccessHooks(app: FastifyInstance, catalog: Catalog, auth:
   app.addHook('onRequest', async (req) => {
     const no = req.routeOptions.config.endpoint
     if (no === undefined) return // public routes and 404s
-    req.caller = await auth.authenticate(req.headers.authorization, req.ip)
+    const header = req.headers.authorization ?? (req.routeOptions.config.projectsInMessages ? bearerOfSubprotocols(req.headers['sec-websocket-protocol']) : undefined)
+    req.caller = await auth.authenticate(header, req.ip)
     req.permissions = new Permissions(await catalog.roles.rolesOfUser(req.caller.user.id))
   })
 
@@ -47,14 +54,24 @@ export function installAccessHooks(app: FastifyInstance, catalog: Catalog, auth:
       if (!req.permissions.allowsCompany(no)) throw new ForbiddenError(deniedText(x), 'ENDPOINT_NOT_GRANTED')
       return
     }
+    if (req.routeOptions.config.projectsInMessages && projectParam(req) === undefined) return
     const projectId = projectIdOf(req)
     req.project = await catalog.projects.getInCompany(projectId, req.caller.user.company_id)
     if (!req.permissions.allowsProject(no, projectId)) throw new ForbiddenError(deniedText(x), 'ENDPOINT_NOT_GRANTED')
   })
 }
 
+/** `Sec-WebSocket-Protocol: lintel.v1, bearer.<token>` as the Authorization header it stands for. */
+function bearerOfSubprotocols(header: string | undefined): string | undefined {
+  const token = header?.split(',').map((p) => p.trim()).find((p) => p.startsWith('bearer.'))
+  return token ? `Bearer ${token.slice('bearer.'.length)}` : undefined
+}
+
+const projectParam = (req: FastifyRequest): unknown =>
+  (req.params as Record<string, unknown>)?.project_id ?? (req.query as Record<string, unknown>)?.project_id
+
 function projectIdOf(req: FastifyRequest): number {
-  const raw = (req.params as Record<string, unknown>)?.project_id ?? (req.query as Record<string, unknown>)?.project_id
+  const raw = projectParam(req)
   if (typeof raw !== 'string' || !/^[1-9]\d{0,15}$/.test(raw)) {
     throw new InvalidInputError(raw === undefined ? 'project_id is required' : `project_id must be a positive integer, got '${String(raw)}'`)
   }

@@ -44,8 +44,14 @@ import { scheduleRoutes } from './routes/schedules.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import type { Documents } from '../engine/blobs/documents.ts'
 import { documentRoutes } from './routes/documents.ts'
+import { consoleRoutes } from './routes/console.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
+import websocket from '@fastify/websocket'
+import type { LiveFeed } from '../engine/live/feed.ts'
+import { LIVE_SUBPROTOCOL, MAX_CLIENT_FRAME_BYTES } from '../protocol/live-messages.ts'
+import { LiveHub, type LiveLimits } from './live/hub.ts'
+import { liveRoutes } from './routes/live.ts'
 
 export interface AppDeps {
   catalog: Catalog
@@ -105,6 +111,12 @@ export interface AppDeps {
   analytics?: AnalyticsService
   /** The company and project file spaces (engine/blobs); without it their routes are not served. */
   documents?: Documents
+  /** Stored observations and alert events of this process (engine/live/feed.ts); without it GET /v2/live closes at once (1013). */
+  liveFeed?: LiveFeed
+  /** Bounds of the live subscriptions' sockets (api/live/hub.ts). */
+  liveLimits?: Partial<LiveLimits>
+  /** Serve the web console at `/` (console/; default true). */
+  console?: boolean
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -162,6 +174,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', documentRoute)
   await app.register(swagger, swaggerOptions)
 
+  // Before the access hooks: its onRequest hook marks upgrade requests, so that one refused by
+  // them (401, 403, 404) gets its socket closed after the answer. Browsers offer
+  // `lintel.v1, bearer.<token>`: the server selects lintel.v1 (api/access-hooks.ts reads the token).
+  await app.register(websocket, { options: { maxPayload: MAX_CLIENT_FRAME_BYTES, handleProtocols: (offered: Set<string>) => (offered.has(LIVE_SUBPROTOCOL) ? LIVE_SUBPROTOCOL : false) } })
   installErrorHandling(app)
   const throttle = deps.loginThrottle instanceof LoginThrottle ? deps.loginThrottle : new LoginThrottle(deps.loginThrottle)
   const auth = new Authenticator(deps.catalog, { throttle, probes: new ExistsProbeLimit(deps.existsProbes) })
@@ -199,5 +215,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
   }
+  const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
+  await app.register(liveRoutes, { ...ctx, hub })
+  if (hub) app.decorate('liveHub', hub)
+  if (deps.console !== false) await app.register(consoleRoutes)
   return app
 }

@@ -150,6 +150,8 @@ export const endpoints: readonly Endpoint[] = [
   e(179, 'GET', '/v2/project/{project_id}/holidays', 'Project', 'The holiday calendar of the project as stored'),
   e(180, 'GET', '/v2/project/{project_id}/componentinproject/{componentinproject_id}/schedules', 'Project', 'The switching times of the schedule apps of a mapped component in a range, resolved in the project time zone'),
   e(181, 'GET', '/v2/project/{project_id}/componentinproject/{componentinproject_id}/holidays', 'Project', 'The holidays of the project calendar in a range, as dates'),
+  // Live subscriptions, favorites and plot views (issue 33): block 190-199.
+  e(190, 'GET', '/v2/live', 'Project', 'WebSocket: new observations of datapoints (and alert events) of projects, once durable (docs/live.md)'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

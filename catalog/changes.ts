@@ -22,6 +22,12 @@ export const DATAPOINT_TAGS = 'datapoint-tags'
  */
 export const RUN_STATE = 'run-state'
 
+/**
+ * Topic announced when a role, its TagAuths or who holds it changed (`{ role: id }`, or
+ * `{ userId: id }` for an assignment): what the live subscriptions re-check their reach with.
+ */
+export const ROLES = 'roles'
+
 /** Payloads travel as JSON in one notification; PostgreSQL's limit is 8000 bytes. */
 export const MAX_PAYLOAD_BYTES = 4000
 
@@ -69,7 +75,7 @@ const runState = (payload: ChangePayload): [string, ChangePayload] => [RUN_STATE
 
 /**
  * Writes of the port that end logins or tokens (CREDENTIALS), change what workers run
- * (RUN_STATE) or change datapoint tags (DATAPOINT_TAGS), and what each announces.
+ * (RUN_STATE), change datapoint tags (DATAPOINT_TAGS) or roles (ROLES), and what each announces.
  */
 const ANNOUNCED_WRITES: Record<string, Record<string, Announcements>> = {
   users: { update: (a) => [[CREDENTIALS, { userId: a[0] }]], delete: (a) => [[CREDENTIALS, { userId: a[0] }]] },
@@ -82,6 +88,11 @@ const ANNOUNCED_WRITES: Record<string, Record<string, Announcements>> = {
     setTag: (a) => [tagsOf({ datapoint: a[0] })],
     remove: (a) => ((a[0] as number[]).length > MAX_REMOVALS_ANNOUNCED ? [tagsOf({ all: true })] : (a[0] as number[]).map((datapoint) => tagsOf({ datapoint }))),
     removeSomeOfProject: (a, r: number[]) => (r.length > 0 ? [tagsOf({ project: a[0] })] : []),
+  },
+  roles: {
+    update: (a) => [[ROLES, { role: a[0] }]], delete: (a) => [[ROLES, { role: a[0] }]],
+    addTagAuth: (a) => [[ROLES, { role: a[0] }]], removeTagAuth: (a) => [[ROLES, { role: a[0] }]],
+    assign: (a) => [[ROLES, { userId: a[0] }]], unassign: (a) => [[ROLES, { userId: a[0] }]],
   },
   entityTags: { replaceTags: (a) => (a[0] === 'datapoint' ? [tagsOf({ datapoint: a[1] })] : []) },
 }

@@ -6,19 +6,30 @@ import { Listeners, ListenableObservable } from './stream/channel.ts'
 import type { Observation, TimeseriesStore } from './store/port.ts'
 
 export interface SeriesObservation { time: number; value: number }
+export type BatchListener = (batch: readonly Observation[], project?: number) => void
 
 export class ObservationBus {
   // Plain callbacks per series, not a Subject each: publish runs once per stored observation,
   // and the pipelines listen without a Subscriber between (stream/channel.ts).
   private readonly bySeries = new Map<number, Listeners<SeriesObservation>>()
+  /** Listeners of whole batches (the live subscriptions' feed, engine/live/feed.ts). */
+  private readonly batchListeners = new Set<BatchListener>()
 
-  publish(batch: readonly Observation[]): void {
+  /** `project` when the publisher knows it (scaled: the log record's); the embedded queue merges projects. */
+  publish(batch: readonly Observation[], project?: number): void {
+    for (const fn of this.batchListeners) fn(batch, project)
     if (this.bySeries.size === 0) return
     for (const o of batch) {
       const listeners = this.bySeries.get(o.series)
       if (!listeners) continue
       listeners.next({ time: o.time, value: o.value }) // shared by the listeners: nobody changes an observation
     }
+  }
+
+  /** Every batch as it is stored, from now on; returns the unsubscribe. A listener must not throw. */
+  batches(fn: BatchListener): () => void {
+    this.batchListeners.add(fn)
+    return () => { this.batchListeners.delete(fn) }
   }
 
   /** Observations of one series as they are stored, from now on (hot; listenable). */

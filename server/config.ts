@@ -46,6 +46,8 @@ export interface Config {
   httpPort: number
   logLevel: string
   tokenTtlSeconds: number
+  /** Live subscriptions (api/live/hub.ts): send queue per socket (LINTEL_LIVE_QUEUE_KB, 1024) and resume bound per datapoint (LINTEL_LIVE_MAX_FILL, 100,000). */
+  liveLimits: { maxQueueBytes: number; maxFill: number }
   /** How long an acknowledged setpoint waits for the edge device before it fails, ms (LINTEL_SETPOINT_TIMEOUT_MS). */
   setpointTimeoutMs: number
   /** Largest JSON body of POST .../timeseries, bytes. */
@@ -122,6 +124,7 @@ export function loadConfig(env: Source = process.env): Config {
     httpPort: int('LINTEL_HTTP_PORT', 8080, 0, 65535),
     logLevel: str('LINTEL_LOG_LEVEL', 'info'),
     tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
+    liveLimits: { maxQueueBytes: int('LINTEL_LIVE_QUEUE_KB', 1024, 16, 1024 * 1024) * 1024, maxFill: int('LINTEL_LIVE_MAX_FILL', 100_000, 1000, 10_000_000) },
     setpointTimeoutMs: int('LINTEL_SETPOINT_TIMEOUT_MS', 10_000, 100, 3_600_000),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,

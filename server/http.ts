@@ -6,11 +6,28 @@ import { join } from 'node:path'
 import { buildApp } from '../api/app.ts'
 import type { Running } from '../engine/running.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
+import { busFeed, type LiveFeed } from '../engine/live/feed.ts'
+import { redisFeed } from '../engine/live/redis-channel.ts'
 import { listenProblem, StartupError } from './preflight.ts'
 import { need, type Wiring } from './wiring.ts'
 
 /** A runner for an API process without the worker role: the worker reconciles from the catalog. */
 const catalogOnlyRunner: VdpRunner = { start: async () => {}, stop: () => {}, isRunning: () => false }
+
+/**
+ * Where the live subscriptions hear of stored observations: this process's bus when it runs
+ * the bus of every project (embedded), else the workers' channels on Redis (scaled mode,
+ * docs/scaled-mode.md); without Redis the scaled API serves no live subscriptions.
+ */
+function liveFeedOf(w: Wiring): LiveFeed | undefined {
+  const { config, logger } = w
+  if (config.log !== 'kafka') return busFeed(need(w.path, 'observation path').bus, w.alerts)
+  if (config.redisUrl === undefined) {
+    logger.warn('live subscriptions need LINTEL_REDIS_URL in scaled mode: GET /v2/live closes at once')
+    return undefined
+  }
+  return redisFeed(config.redisUrl, (err) => logger.warn({ err }, 'live: Redis channel'))
+}
 
 /** The HTTP API: built (it does not listen itself), then listening; on stop it answers new requests 503 and finishes those in flight. */
 export async function startHttp(w: Wiring): Promise<Running> {
@@ -34,6 +51,7 @@ export async function startHttp(w: Wiring): Promise<Running> {
     webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
     setpoints: w.setpoints,
     controls: w.controls,
+    liveFeed: liveFeedOf(w), liveLimits: config.liveLimits,
   })
   w.app = app
   try {

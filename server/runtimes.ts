@@ -19,6 +19,7 @@ import { startControlsApps } from '../engine/controls/index.ts'
 import { appPublisher, linkAppReports } from '../ingest/mqtt/controls-app-link.ts'
 import { forwardAppReports, listenAppReports } from '../ingest/mqtt/controls-app-relay.ts'
 import { startVirtualDatapoints } from '../engine/vdp/index.ts'
+import { startLiveRelay } from '../engine/live/redis-channel.ts'
 import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import { startBroker } from '../ingest/mqtt/broker.ts'
@@ -120,6 +121,19 @@ export const PARTS: readonly Part<Wiring>[] = [
       w.vdp = started.runtime
       w.projectRuntimes.register('virtual datapoints', started.runtime)
       return started
+    },
+  },
+  {
+    // Scaled mode: API processes run no bus; the worker relays what its bus carries (stored,
+    // with alert events) on Redis, one channel per project (docs/scaled-mode.md "Live subscriptions").
+    name: 'live relay', roles: ['worker'], when: (w) => w.config.log === 'kafka' && w.config.redisUrl !== undefined,
+    start: async (w) => {
+      const catalog = need(w.catalog, 'catalog')
+      const relay = startLiveRelay({
+        redisUrl: w.config.redisUrl!, bus: need(w.path, 'observation path').bus, alerts: w.alerts,
+        projectOfAlert: async (id) => (await catalog.alerts.find(id))?.project_id, onError: (err) => w.logger.warn({ err }, 'live relay'),
+      })
+      return { stop: () => relay.close() }
     },
   },
   {

@@ -20,6 +20,7 @@ export const SPAWNS_PLATFORM = new Set([
   'test/api/openapi-file.test.ts',
   'test/server/start.test.ts',
   'test/catalog/migrations.test.ts',
+  'test/console/first-visit.test.ts',
   'test/e2e/crash-restart.test.ts',
   'test/e2e/scaled.test.ts',
   'test/engine/analytics/library.test.ts',

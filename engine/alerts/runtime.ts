@@ -16,7 +16,7 @@
 // Notifications are rate-bounded per alert (debounce.ts): an event inside an alert's window
 // is stored without an outbox entry and covered by the window's coalesced notification.
 import { Subscription } from 'rxjs'
-import type { AlertRecord, Transition } from '../../catalog/alerts.ts'
+import type { AlertEvent, AlertRecord, Transition } from '../../catalog/alerts.ts'
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { ProjectRuntime } from '../project-runtimes.ts'
@@ -86,6 +86,14 @@ export class AlertRuntime implements ProjectRuntime {
   }
 
   private readonly debounce: NotificationDebounce
+  /** Told of every raise and reset once stored (the live subscriptions, engine/live/). */
+  private readonly eventListeners = new Set<(events: readonly AlertEvent[]) => void>()
+
+  /** Every raise and reset once stored, from now on; returns the unsubscribe. */
+  subscribeEvents(fn: (events: readonly AlertEvent[]) => void): () => void {
+    this.eventListeners.add(fn)
+    return () => { this.eventListeners.delete(fn) }
+  }
 
   isRunning(id: number): boolean {
     return this.running.has(id)
@@ -351,6 +359,7 @@ export class AlertRuntime implements ProjectRuntime {
     })
     this.writing = this.writing.then(async () => {
       const stored = await this.deps.catalog.alerts.recordTransitions(batch, (alert, event) => alertPayload(alert, event))
+      if (stored.length > 0) for (const fn of this.eventListeners) try { fn(stored.map((s) => s.event)) } catch { /* the listener's own fault */ }
       if (held.size > 0) {
         // recordTransitions skips deleted alerts: match stored events to transitions by alert and order.
         const byAlert = new Map<number, number[]>()

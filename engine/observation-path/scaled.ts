@@ -26,7 +26,7 @@ export const STORE_GROUP = 'lintel-store'
 export function storeThenBus(store: Pick<TimeseriesStore, 'append'>, bus: ObservationBus): LogHandler {
   return async (records) => {
     await store.append(records.flatMap((r) => r.observations))
-    for (const r of records) bus.publish(r.observations)
+    for (const r of records) bus.publish(r.observations, r.project)
   }
 }
 

@@ -28,8 +28,8 @@ const RULES: Record<string, { may: string[]; types?: string[] }> = {
   // identifier rule, the choice of the SQLite driver per Node version); it imports nothing.
   core: { may: [] },
 }
-/** Top-level folders that are not part of the platform's code (tests, tools, data, documentation). */
-const OUTSIDE = new Set(['test', 'bench', 'scripts', 'bin', 'data', 'docs', 'node_modules', 'dist', '.tap', '.scratch', '.ci', '.git', '.cache'])
+/** Top-level folders that are not part of the platform's code (tests, tools, data, documentation; test-artifacts/: screenshots of the browser tests, git-ignored). */
+const OUTSIDE = new Set(['test', 'bench', 'scripts', 'bin', 'data', 'docs', 'node_modules', 'dist', '.tap', '.scratch', '.ci', '.git', '.cache', 'test-artifacts'])
 
 /** Violations present today, `from -> to`, each with why (none since core/ holds the errors). */
 const KNOWN = new Set<string>([])

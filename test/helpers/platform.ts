@@ -11,6 +11,7 @@ import { createTestDatabase } from './postgres.ts'
 import type { TimeseriesStore } from '../../engine/store/port.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { ObservationBus, observedStore } from '../../engine/observation-bus.ts'
+import { busFeed } from '../../engine/live/feed.ts'
 import { VdpRuntime } from '../../engine/vdp/runtime.ts'
 import { ProjectRuntimes } from '../../engine/project-runtimes.ts'
 import { Documents } from '../../engine/blobs/documents.ts'
@@ -45,7 +46,7 @@ export async function platform(t: Test, opts: { store?: TimeseriesStore; company
   const blobs = opts.blobs ?? await openFsBlobStore({ dir: t.testdir() + '/files', host: '127.0.0.1', port: 0 })
   // Tests move the documents' time back and forth (link expiry): only now() follows opts.now.
   const documents = new Documents(catalog.files, blobs, { clock: opts.now ? { ...systemClock, now: () => opts.now!() * MICROS_PER_MS } : undefined })
-  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, documents, onProjectDeleting: (id) => runtimes.stopProject(id) })
+  const app = await buildApp({ catalog, store, logger: false, vdpRunner: vdpRuntime, documents, onProjectDeleting: (id) => runtimes.stopProject(id), liveFeed: busFeed(bus) })
   t.teardown(async () => { vdpRuntime.stopAll(); await app.close(); await catalog.close(); await dropCatalog(); if (!opts.store) await raw.close(); if (!opts.blobs) await blobs.close() })
   const call: Platform['call'] = async (who, method, url, body) => {
     const headers: Record<string, string> = {}

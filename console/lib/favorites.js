@@ -1,0 +1,64 @@
+// Favorites and plot views (issue 33 item 2; endpoints of lane 33-live under
+// /v2/project/{id}: favorites, favorite, plotviews, plotview). A server without them answers
+// 404: then the star and the save button are left out rather than shown broken.
+import { api, ApiError } from './api.js'
+import { h, notify } from './dom.js'
+
+/** The caller's favorites of a project, with a star button per datapoint. @param {number} project */
+export async function favorites(project) {
+  /** @type {Set<string>} */
+  let ids
+  try {
+    const r = await api('GET', `/v2/project/${project}/favorites`)
+    ids = new Set((r.items ?? r).map((/** @type {any} */ f) => f.dataPointID))
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { star: (/** @type {string} */ _id) => null }
+    throw err
+  }
+  return {
+    /** @param {string} id */
+    star(id) {
+      const b = h('button.star', { title: 'Favorite', 'aria-pressed': String(ids.has(id)) }, ids.has(id) ? '★' : '☆')
+      b.addEventListener('click', async () => {
+        const on = !ids.has(id)
+        try {
+          await api(on ? 'POST' : 'DELETE', `/v2/project/${project}/favorite`, { query: { dataPointID: id } })
+          on ? ids.add(id) : ids.delete(id)
+          b.textContent = on ? '★' : '☆'
+          b.setAttribute('aria-pressed', String(on))
+        } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
+      })
+      return b
+    },
+  }
+}
+
+/** The chart's URL parameters of a saved plot view. @param {any} v */
+export function plotViewParams(v) {
+  const s = v.spec ?? v
+  const first = (s.datapoints ?? []).find((/** @type {any} */ d) => typeof d === 'object' && d.units)
+  return {
+    dp: (s.datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID),
+    start: s.start, end: s.end, span: s.relative, samplerate: s.samplerate === 'auto' ? undefined : s.samplerate, aggregate: s.aggregate,
+    units: first?.units,
+  }
+}
+
+/**
+ * "Save view": stores the chart as a plot view (name asked for). Hidden when the server has none.
+ * @param {number} project @param {() => Record<string, any>} view
+ */
+export function saveViewButton(project, view) {
+  const b = h('button', { hidden: true }, 'Save view')
+  api('GET', `/v2/project/${project}/plotviews`).then(() => { b.hidden = false }, () => {})
+  b.addEventListener('click', async () => {
+    const name = prompt('Name of the plot view')
+    if (!name) return
+    const v = view()
+    try {
+      await api('POST', `/v2/project/${project}/plotview`, { body: { name, datapoints: v.datapoints, relative_range: v.span, ...(v.samplerate ? { samplerate: v.samplerate } : {}), ...(v.aggregate ? { aggregate: v.aggregate } : {}) } })
+      notify(`Saved plot view ${name}.`)
+    } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
+  })
+  return b
+}

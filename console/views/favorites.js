@@ -1,0 +1,27 @@
+// Favorites and saved plot views of the caller (issue 33 item 2; endpoints 191-198 of lane
+// 33-live): open a favorite's chart, open a plot view as a chart with its range and sampling.
+import { api, ApiError } from '../lib/api.js'
+import { h, mount, table } from '../lib/dom.js'
+import { href } from '../lib/router.js'
+import { plotViewParams } from '../lib/favorites.js'
+
+/** @param {HTMLElement} el @param {{ project: number }} ctx */
+export async function render(el, { project }) {
+  let favs, views
+  try {
+    ;[favs, views] = await Promise.all([api('GET', `/v2/project/${project}/favorites`), api('GET', `/v2/project/${project}/plotviews`)])
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) { mount(el, h('h1', {}, 'Favorites'), h('p.empty', {}, 'This server has no favorites or plot views yet.')); return }
+    throw err
+  }
+  const favItems = favs.items ?? favs
+  const viewItems = views.items ?? views
+  mount(el, h('h1', {}, 'Favorites'),
+    table([['Datapoint', (f) => h('a', { href: href('chart', { dp: f.dataPointID }) }, f.dataPointID)]], favItems, 'No favorite yet: star datapoints in the datapoint browser.'),
+    favItems.length > 1 ? h('p', {}, h('a', { href: href('chart', { dp: favItems.map((/** @type {any} */ f) => f.dataPointID) }) }, 'Chart all favorites')) : null,
+    h('h2', {}, 'Plot views'),
+    table([
+      ['View', (v) => h('a', { href: href('chart', plotViewParams(v)) }, v.name)],
+      ['Datapoints', (v) => ((v.spec ?? v).datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID).join(', ')],
+    ], viewItems, 'No plot view yet: save one from a chart.'))
+}

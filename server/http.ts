@@ -31,7 +31,7 @@ export async function startHttp(w: Wiring): Promise<Running> {
     vdpRunner: w.vdp ?? catalogOnlyRunner,
     documents: w.documents,
     alertRunner: w.alerts,
-    webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
+    webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint, emailEnabled: config.smtp !== undefined,
     setpoints: w.setpoints,
   })
   w.app = app

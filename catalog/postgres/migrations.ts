@@ -285,6 +285,15 @@ export const migrations: readonly string[] = [
   `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
   // 4: SQLite migration 13, the MQTT accounts designated as edge agents (issue 29 item 3).
   `ALTER TABLE mqtt_accounts ADD COLUMN edge INTEGER NOT NULL DEFAULT 0;`,
+  // 5: SQLite migration 14, acknowledge and clear (issue 34 item 3): events ack and clear with
+  // who and a comment, and the acknowledgement of a current raise.
+  `ALTER TABLE alert_events DROP CONSTRAINT alert_events_kind_check;
+  ALTER TABLE alert_events ADD CONSTRAINT alert_events_kind_check CHECK (kind IN ('raise', 'reset', 'ack', 'clear'));
+  ALTER TABLE alert_events ADD COLUMN actor TEXT, ADD COLUMN comment TEXT;
+  CREATE TABLE alert_acks (
+    alert_id BIGINT PRIMARY KEY REFERENCES alerts(id) ON DELETE CASCADE,
+    event_id BIGINT NOT NULL, actor TEXT NOT NULL, comment TEXT, level TEXT, at BIGINT NOT NULL
+  );`,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

@@ -31,6 +31,7 @@ import { importRoutes } from './routes/import.ts'
 import { mqttAccountRoutes } from './routes/mqtt-accounts.ts'
 import { vdpRoutes } from './routes/virtual-datapoints.ts'
 import { alertRoutes, type AlertRunner } from './routes/alerts.ts'
+import { acknowledgeAlert, clearAlert } from '../engine/alerts/people.ts'
 import { setpointRoutes } from './routes/setpoints.ts'
 import { componentRoutes } from './routes/components.ts'
 import { componentInProjectRoutes } from './routes/components-in-project.ts'
@@ -84,6 +85,8 @@ export interface AppDeps {
   vdpRunner?: VdpRunner
   /** Runs alerts (engine/alerts/runtime.ts); without it alerts are stored but not evaluated in this process. */
   alertRunner?: AlertRunner
+  /** Whether the operator configured an SMTP server: alerts may notify by e-mail. */
+  emailEnabled?: boolean
   /** Which webhook addresses alerts may name (default: no internal address). */
   webhookPolicy?: WebhookAddressPolicy
   /** Alerts one datapoint may have (LINTEL_ALERTS_PER_DATAPOINT; default 100). */
@@ -200,7 +203,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(projectRoleRoutes, ctx)
   await app.register(mqttAccountRoutes, { ...ctx, onRevoked: deps.onMqttAccountRevoked })
   if (deps.vdpRunner) await app.register(vdpRoutes, { ...ctx, runner: deps.vdpRunner })
-  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? { start: async () => {}, stop: async () => {}, disable: async () => {} }, webhookPolicy: deps.webhookPolicy ?? new WebhookAddressPolicy(), maxAlertsPerDatapoint: deps.maxAlertsPerDatapoint })
+  await app.register(alertRoutes, { ...ctx, runner: deps.alertRunner ?? {
+    start: async () => {}, stop: async () => {}, disable: async () => {},
+    // No alert runtime in this process (an API of the scaled mode): the catalog alone.
+    acknowledge: (alert, who) => acknowledgeAlert({ catalog: deps.catalog }, alert, who), clear: (alert, who) => clearAlert({ catalog: deps.catalog }, alert, who),
+  }, webhookPolicy: deps.webhookPolicy ?? new WebhookAddressPolicy(), maxAlertsPerDatapoint: deps.maxAlertsPerDatapoint, emailEnabled: deps.emailEnabled })
   await app.register(setpointRoutes, { ...ctx, setpoints: deps.setpoints })
   const library = deps.library ?? loadComponentLibrary()
   await app.register(componentRoutes, { ...ctx, library })

@@ -97,7 +97,7 @@ export const endpoints: readonly Endpoint[] = [
   e(105, 'GET', '/v2/project/{project_id}/alerts', 'Project', 'List alerts: pages, filter (level, enabled, dataPointID), search, sort'),
   e(106, 'PUT', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Refused: in-place modification of alerts is no longer supported (delete and recreate)'),
   e(107, 'GET', '/v2/project/{project_id}/alert/{alert_id}', 'Project', 'Read an alert with its current state'),
-  e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises and resets of an alert, newest first, in pages'),
+  e(108, 'GET', '/v2/project/{project_id}/alert/{alert_id}/events', 'Project', 'The raises, resets, acknowledgements and clears of an alert, newest first, in pages'),
   // Component library (spec 3 "Component models", issue 12): block 110-112. Global reference
   // data, the same for every company: User scope (any authenticated user, no grant).
   e(110, 'GET', '/v2/components', 'User', 'The abstract components of the library'),
@@ -152,6 +152,9 @@ export const endpoints: readonly Endpoint[] = [
   e(181, 'GET', '/v2/project/{project_id}/componentinproject/{componentinproject_id}/holidays', 'Project', 'The holidays of the project calendar in a range, as dates'),
   // Live subscriptions, favorites and plot views (issue 33): block 190-199.
   e(190, 'GET', '/v2/live', 'Project', 'WebSocket: new observations of datapoints (and alert events) of projects, once durable (docs/live.md)'),
+  // People working with alerts (issue 34 item 3): block 200-209, routes like 102/103.
+  e(200, 'POST', '/v2/alert/{alert_id}/acknowledge', 'Project', 'Acknowledge a raised alert (who, when, comment): no further raise is notified until it resets'),
+  e(201, 'POST', '/v2/alert/{alert_id}/clear', 'Project', 'Clear a raised alert by hand: back to Normal, notified; a condition that still holds raises anew'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -35,19 +35,39 @@ export interface NewAlert {
   attributes: Record<string, string>
 }
 
+/**
+ * raise / reset: the evaluation moved (engine/alerts); ack / clear: a person acknowledged or
+ * cleared the raised alert (issue 34 item 3), with who (`actor`, the user's e-mail) and a comment.
+ */
+export type AlertEventKind = 'raise' | 'reset' | 'ack' | 'clear'
+
 export interface AlertEvent {
   id: number
   alert_id: number
-  kind: 'raise' | 'reset'
+  kind: AlertEventKind
   level: AlertLevel | null
   previous_level: AlertLevel | null
   value: number | null
   /** µs since the epoch: the time of the observation (or timer) that caused it. */
   time: number
   recorded_at: number
+  /** Who acknowledged or cleared it (ack, clear); null for raises and resets. */
+  actor?: string | null
+  comment?: string | null
 }
 
 export type NewEvent = Omit<AlertEvent, 'id' | 'alert_id' | 'recorded_at'>
+
+/** The acknowledgement of an alert's current raise: until it resets or is cleared. */
+export interface AlertAck { alert_id: number; event_id: number; actor: string; comment: string | null; level: AlertLevel | null; at: number }
+
+/**
+ * The rule of acknowledgement (issue 34 item 3), applied inside the transaction that records a
+ * transition: an acknowledged alert's raises (escalations included) are recorded without
+ * notification; a reset or a clear ends the acknowledgement and is notified.
+ */
+export const notifiesWhileAcknowledged = (kind: AlertEventKind): boolean => kind !== 'raise'
+export const endsAcknowledgement = (kind: AlertEventKind): boolean => kind === 'reset' || kind === 'clear'
 
 /** One raise or reset: its event, the checkpoint after it, and the channels to notify. */
 export interface Transition {

@@ -26,7 +26,7 @@
 import type { AnalysisInstance, AnalysisResult, NewResult, ScheduledInstance, StaleWeek } from './analytics.ts'
 import type { ComponentInProject } from './components-in-project.ts'
 import type { ControlsApp, ControlsAppChange, ControlsAppFilter, ControlsAppLogEntry, HolidayCalendar, NewControlsApp, Page } from './controls-apps.ts'
-import type { AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
+import type { AlertAck, AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
 import type { TooLargeError } from '../core/errors.ts'
@@ -222,6 +222,14 @@ export interface AlertsPort {
   recordTransitions(list: readonly Transition[], payload: (alert: AlertRecord, event: AlertEvent, channel: string) => string): Promise<{ event: AlertEvent; outbox: OutboxEntry[] }[]>
   events(alertId: number, opts: { limit: number; before?: number }): Promise<AlertEvent[]>
   eventCount(alertId: number): Promise<number>
+  /** The acknowledgement of the alert's current raise, if any. */
+  ack(alertId: number): Promise<AlertAck | undefined>
+  /**
+   * Records an acknowledgement: the `ack` event, the acknowledgement and one outbox entry per
+   * channel, in one transaction. Undefined when the alert is gone or already acknowledged.
+   */
+  acknowledge(alertId: number, ack: { actor: string; comment: string | null; level: AlertAck['level']; time: number }, channels: readonly string[],
+    payload: (alert: AlertRecord, event: AlertEvent, channel: string) => string): Promise<{ event: AlertEvent; outbox: OutboxEntry[] } | undefined>
   outboxAdd(entries: readonly { alert_id: number; channel: string; payload: string }[]): Promise<OutboxEntry[]>
   outboxPending(limit: number, after?: number): Promise<OutboxEntry[]>
   outboxCount(): Promise<number>

@@ -13,7 +13,7 @@
 //   {"type":"subscribe","project_id":1,"datapoints":["ahu1/temp"],"alerts":true,
 //    "since":"2024-03-31T00:00:00Z","ref":"c1"}
 //       datapoints: identifiers, or "all" (every readable datapoint of the project, also ones
-//       created later); alerts: also the raises and resets of the project's alerts whose
+//       created later); alerts: also the raises, resets, acknowledgements and clears of the project's alerts whose
 //       datapoint the caller reads (default false). since (optional, resume after a reconnect):
 //       one time for all, or {"<dataPointID>": time}: the server first sends what the store holds
 //       after that time (`"fill":true`), then goes live, without a hole or a duplicate. ref:
@@ -150,12 +150,14 @@ export function observationsFrame(projectId: number, dataPointID: string, points
 }
 
 export interface LiveAlertEvent {
-  alert_id: number; dataPointID: string; kind: 'raise' | 'reset'; level: string | null
+  alert_id: number; dataPointID: string; kind: 'raise' | 'reset' | 'ack' | 'clear'; level: string | null
   previous_level: string | null; value: number | null; time: number
+  /** Who acknowledged or cleared, and their comment (kinds ack and clear, issue 34). */
+  actor?: string | null; comment?: string | null
 }
 
 export function alertFrame(projectId: number, e: LiveAlertEvent): string {
-  return JSON.stringify({ type: 'alert', project_id: projectId, alert_id: e.alert_id, dataPointID: e.dataPointID, kind: e.kind, level: e.level, previous_level: e.previous_level, value: e.value, time: formatTimestamp(e.time) })
+  return JSON.stringify({ type: 'alert', project_id: projectId, alert_id: e.alert_id, dataPointID: e.dataPointID, kind: e.kind, level: e.level, previous_level: e.previous_level, value: e.value, time: formatTimestamp(e.time), ...(e.actor ? { actor: e.actor, comment: e.comment ?? null } : {}) })
 }
 
 export function subscribedFrame(projectId: number, datapoints: string[] | 'all', alerts: boolean, ref?: string): string {
@@ -180,6 +182,6 @@ export type ServerMessage =
   | { type: 'unsubscribed'; ref?: string; project_id: number; datapoints: string[] | 'all' }
   | { type: 'observations'; project_id: number; dataPointID: string; data: { time: string; value: number }[]; fill?: true }
   | { type: 'live'; project_id: number }
-  | { type: 'alert'; project_id: number; alert_id: number; dataPointID: string; kind: 'raise' | 'reset'; level: string | null; previous_level: string | null; value: number | null; time: string }
+  | { type: 'alert'; project_id: number; alert_id: number; dataPointID: string; kind: 'raise' | 'reset' | 'ack' | 'clear'; level: string | null; previous_level: string | null; value: number | null; time: string; actor?: string; comment?: string | null }
   | { type: 'revoked'; project_id: number; dataPointID: string }
   | { type: 'error'; ref?: string; code: string; error: string }

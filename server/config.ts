@@ -8,6 +8,9 @@ import { readBlobsConfig } from './blobs-config.ts'
 import type { UploadLimits } from '../engine/blobs/upload-gate.ts'
 import { readUploadLimits } from './uploads-config.ts'
 import { readAlertLimits, type AlertLimits } from './alerts-config.ts'
+import type { SmtpSettings } from '../engine/notify/email.ts'
+import { readSmtpConfig } from './smtp-config.ts'
+import { readMetricsListener, type MetricsListener } from './metrics-config.ts'
 
 export type Role = 'api' | 'broker' | 'worker'
 export const ROLES: readonly Role[] = ['api', 'broker', 'worker']
@@ -85,6 +88,10 @@ export interface Config {
   uploads: UploadLimits
   /** Bounds of alerts and their notifications (server/alerts-config.ts). */
   alertLimits: AlertLimits
+  /** The SMTP server of e-mail notifications (server/smtp-config.ts); undefined: no e-mail. */
+  smtp?: SmtpSettings
+  /** The Prometheus listener (server/metrics-config.ts); undefined: off (the default). */
+  metricsListener?: MetricsListener
   /** Analysis results kept per instance, oldest dropped first (LINTEL_ANALYSIS_MAX_RESULTS, default 1,000). */
   analysisMaxResults: number
   /** The component library's directory (LINTEL_COMPONENTS_DIR; default data/components of the installation). */
@@ -217,6 +224,8 @@ export function loadConfig(env: Source = process.env): Config {
     problems.push('LINTEL_COMPANY_NAME, LINTEL_ADMIN_EMAIL and LINTEL_ADMIN_PASSWORD must be given together')
   }
 
+  config.smtp = readSmtpConfig(source, int, problems)
+  config.metricsListener = readMetricsListener(source, int, problems)
   config.blobs = readBlobsConfig(source, { ...config, splitRoles: config.roles.size > 0 && config.roles.size < ROLES.length }, problems)
 
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`)

@@ -48,7 +48,7 @@ export async function startHttp(w: Wiring): Promise<Running> {
     vdpRunner: w.vdp ?? catalogOnlyRunner,
     documents: w.documents,
     alertRunner: w.alerts,
-    webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint,
+    webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint, emailEnabled: config.smtp !== undefined,
     setpoints: w.setpoints,
     controls: w.controls,
     liveFeed: liveFeedOf(w), liveLimits: config.liveLimits,

@@ -100,7 +100,7 @@ export const PARTS: readonly Part<Wiring>[] = [
       const started = await startAlerts({
         catalog: need(w.catalog, 'catalog'), store: path.reads, bus: path.bus, log: w.logger.child({ component: 'alerts' }),
         owns: (projectId) => path.owns(projectId), webhookPolicy: w.webhookPolicy, maxOutboxPerCompany: w.config.alertLimits.outboxPerCompany,
-        notifyIntervalMs: w.config.alertLimits.notifyIntervalMs,
+        notifyIntervalMs: w.config.alertLimits.notifyIntervalMs, smtp: w.config.smtp,
       })
       w.alerts = started.runtime
       // Every runtime that works for a project stops it before the project is deleted (issue 9

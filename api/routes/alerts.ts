@@ -13,10 +13,12 @@ import { literalRefusal } from '../../engine/notify/webhook.ts'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { AlertKind, AlertRecord } from '../../catalog/alerts.ts'
+import type { AlertEvent, AlertKind, AlertRecord } from '../../catalog/alerts.ts'
+import type { Actor } from '../../engine/alerts/people.ts'
+import { conditionNow } from '../../engine/alerts/people.ts'
 import { ConflictError, InvalidInputError, NotFoundError, TooLargeError } from '../../core/errors.ts'
 import { LEVELS, parseNotification, parseThresholds, parseThroughput } from '../../engine/alerts/config.ts'
-import { ALERT_LIFECYCLE } from '../../engine/alerts/lifecycle.ts'
+import { ALERT_CONDITION, ALERT_LIFECYCLE } from '../../engine/alerts/lifecycle.ts'
 import { rfc3339 } from '../../engine/notify/payload.ts'
 import { alertNotificationCallbacks } from './alert-notification-doc.ts'
 import type { RouteContext } from '../route-context.ts'
@@ -30,6 +32,8 @@ export interface AlertRunner {
   start(alert: AlertRecord): Promise<void>
   stop(id: number): Promise<void>
   disable(alert: AlertRecord): Promise<void>
+  acknowledge(alert: AlertRecord, who: Actor): Promise<AlertEvent>
+  clear(alert: AlertRecord, who: Actor): Promise<AlertEvent>
 }
 
 const LevelT = Type.Union(LEVELS.map((l) => Type.Literal(l)))
@@ -53,6 +57,9 @@ const NotificationIn = Type.Object({
     secret: Type.String({ maxLength: 200, description: 'HMAC-SHA256 key of x-lintel-signature, 16 to 200 characters; write-only (answers show secret_set)' }),
   }, { additionalProperties: false })),
   log: Type.Optional(Type.Boolean({ description: 'One structured log line per raise or reset' })),
+  email: Type.Optional(Type.Object({
+    to: Type.Array(Type.String({ maxLength: 254 }), { minItems: 1, maxItems: 20, description: 'Recipients, 1 to 20 e-mail addresses; sent through the operator\'s SMTP server (LINTEL_SMTP_HOST)' }),
+  }, { additionalProperties: false })),
 }, { additionalProperties: false })
 const Attributes = Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 2000 }), { maxProperties: 50 })
 const Common = {
@@ -67,15 +74,22 @@ const Alert = Type.Object({
   id: Type.Integer(), project_id: Type.Integer(), kind: Type.String(), name: Type.String(), description: Type.String(),
   dataPointID: Type.String(), enabled: Type.Boolean(), status: Type.String(), status_code: Type.Integer(),
   thresholds: Type.Optional(Thresholds), throughput: Type.Optional(Throughput),
-  notification: Type.Object({ webhook: Type.Optional(Type.Object({ url: Type.String(), secret_set: Type.Boolean() })), log: Type.Boolean() }),
+  notification: Type.Object({ webhook: Type.Optional(Type.Object({ url: Type.String(), secret_set: Type.Boolean() })), log: Type.Boolean(), email: Type.Optional(Type.Object({ to: Type.Array(Type.String()) })) }),
   attributes: Type.Record(Type.String(), Type.String()),
-  state: Type.Object({ raised: Type.Boolean(), level: Type.Union([LevelT, Type.Null()]) }),
+  state: Type.Object({
+    raised: Type.Boolean(), level: Type.Union([LevelT, Type.Null()]),
+    condition: Type.String({ description: 'Normal, Raised or Acknowledged (the condition table of docs/alerts.md)' }),
+    acknowledged: Type.Union([Type.Object({ by: Type.String(), at: Type.String(), comment: Type.Union([Type.String(), Type.Null()]) }), Type.Null()]),
+  }),
   created_at: Type.String(),
 })
 const Event = Type.Object({
   id: Type.Integer(), kind: Type.String(), level: Type.Union([Type.String(), Type.Null()]), previous_level: Type.Union([Type.String(), Type.Null()]),
   value: Type.Union([Type.Number(), Type.Null()]), time: Type.String(), recorded_at: Type.String(),
+  by: Type.Optional(Type.String({ description: 'ack and clear: who acknowledged or cleared it' })),
+  comment: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 })
+const PersonBody = Type.Object({ comment: Type.Optional(Type.String({ maxLength: 2000, description: 'Why, for the event history and the notification' })) }, { additionalProperties: false })
 const Meta = Type.Object({ current_page: Type.Integer(), items_per_page: Type.Integer(), total_items: Type.Integer(), total_pages: Type.Integer() })
 const ProjectQuery = Type.Object({ project_id: Id }, { additionalProperties: false })
 const AlertParams = Type.Object({ alert_id: Id })
@@ -84,7 +98,7 @@ const SORTS = ['id', 'name', 'created_at', 'dataPointID', 'level'] as const
 /** Alerts one datapoint may have (issue 29: no limit let one datapoint fan out into thousands of alerts). */
 export const DEFAULT_ALERTS_PER_DATAPOINT = 100
 
-export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner; webhookPolicy: WebhookAddressPolicy; maxAlertsPerDatapoint?: number }> = async (base, ctx) => {
+export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunner; webhookPolicy: WebhookAddressPolicy; maxAlertsPerDatapoint?: number; emailEnabled?: boolean }> = async (base, ctx) => {
   const app = base.withTypeProvider<TypeBoxTypeProvider>()
   const { catalog, runner } = ctx
   const alerts = catalog.alerts
@@ -99,15 +113,19 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     return a
   }
   const view = async (a: AlertRecord) => {
-    const state = await alerts.state(a.id)
-    const level = state ? (JSON.parse(state) as { level?: string | null } | null)?.level ?? null : null
-    const n = a.notification as { webhook?: { url: string }; log?: boolean }
+    const { code, level, ack } = await conditionNow(catalog, a)
+    const n = a.notification as { webhook?: { url: string }; log?: boolean; email?: { to: string[] } }
     return {
       id: a.id, project_id: a.project_id, kind: a.kind, name: a.name, description: a.description, dataPointID: a.dataPointID,
       enabled: a.status_code === 200, status: ALERT_LIFECYCLE.text(a.status_code), status_code: a.status_code,
       ...(a.kind === 'threshold' ? { thresholds: a.config.thresholds as object } : { throughput: a.config.throughput as { window_seconds: number } }),
-      notification: { ...(n.webhook ? { webhook: { url: n.webhook.url, secret_set: true } } : {}), log: n.log === true },
-      attributes: a.attributes, state: { raised: level !== null, level: level as never }, created_at: new Date(a.created_at).toISOString(),
+      notification: { ...(n.webhook ? { webhook: { url: n.webhook.url, secret_set: true } } : {}), log: n.log === true, ...(n.email ? { email: { to: n.email.to } } : {}) },
+      attributes: a.attributes,
+      state: {
+        raised: level !== null, level: level as never, condition: ALERT_CONDITION.text(code),
+        acknowledged: ack ? { by: ack.actor, at: new Date(ack.at).toISOString(), comment: ack.comment } : null,
+      },
+      created_at: new Date(a.created_at).toISOString(),
     }
   }
 
@@ -115,6 +133,7 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     const pid = req.project.id
     await access.require(req, no, body.dataPointID, 'read')
     const notification = parseNotification(body.notification)
+    if (notification.email && !ctx.emailEnabled) throw new InvalidInputError('notification.email: this installation sends no e-mail (the operator has not configured an SMTP server: LINTEL_SMTP_HOST)')
     // Names that resolve to internal addresses are refused when the webhook connects.
     const refused = notification.webhook && literalRefusal(notification.webhook.url, ctx.webhookPolicy)
     if (refused) throw new InvalidInputError(`notification.webhook.url: ${refused}`)
@@ -188,6 +207,20 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
     },
   })
 
+  // Acknowledge and clear (issue 34 item 3): moves of the condition table (ALERT_CONDITION);
+  // from a state that does not allow them, 409 naming the state.
+  const byPerson = (no: 200 | 201, move: 'acknowledge' | 'clear') => app.route({
+    ...at(no),
+    schema: { params: AlertParams, querystring: ProjectQuery, body: Type.Optional(PersonBody), response: { 200: Envelope(Alert) } },
+    handler: async (req, reply) => {
+      const a = await readable(req, no, req.params.alert_id)
+      await runner[move](a, { actor: req.caller.user.email, comment: req.body?.comment ?? null })
+      return done(reply, await view(a))
+    },
+  })
+  byPerson(200, 'acknowledge')
+  byPerson(201, 'clear')
+
   app.route({
     ...at(105),
     schema: {
@@ -260,7 +293,10 @@ export const alertRoutes: FastifyPluginAsync<RouteContext & { runner: AlertRunne
       // Newest first; a page is read as the first page*perPage events (pages are short in practice).
       const events = (await alerts.events(a.id, { limit: page * perPage })).slice((page - 1) * perPage)
       return {
-        items: events.map((e) => ({ id: e.id, kind: e.kind, level: e.level, previous_level: e.previous_level, value: e.value, time: rfc3339(e.time), recorded_at: new Date(e.recorded_at).toISOString() })),
+        items: events.map((e) => ({
+          id: e.id, kind: e.kind, level: e.level, previous_level: e.previous_level, value: e.value, time: rfc3339(e.time), recorded_at: new Date(e.recorded_at).toISOString(),
+          ...(e.kind === 'ack' || e.kind === 'clear' ? { by: e.actor ?? '', comment: e.comment ?? null } : {}),
+        })),
         meta: { current_page: page, items_per_page: perPage, total_items: total, total_pages: Math.ceil(total / perPage) },
       }
     },

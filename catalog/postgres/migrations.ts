@@ -329,6 +329,15 @@ export const migrations: readonly string[] = [
     updated_at BIGINT NOT NULL
   );
   `,
+  // 6: SQLite migration 15, acknowledge and clear (issue 34 item 3): events ack and clear with
+  // who and a comment, and the acknowledgement of a current raise.
+  `ALTER TABLE alert_events DROP CONSTRAINT alert_events_kind_check;
+  ALTER TABLE alert_events ADD CONSTRAINT alert_events_kind_check CHECK (kind IN ('raise', 'reset', 'ack', 'clear'));
+  ALTER TABLE alert_events ADD COLUMN actor TEXT, ADD COLUMN comment TEXT;
+  CREATE TABLE alert_acks (
+    alert_id BIGINT PRIMARY KEY REFERENCES alerts(id) ON DELETE CASCADE,
+    event_id BIGINT NOT NULL, actor TEXT NOT NULL, comment TEXT, level TEXT, at BIGINT NOT NULL
+  );`,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

@@ -4,7 +4,7 @@
 // mappers come from the port's modules (catalog/alerts.ts, setpoints.ts, virtual-datapoints.ts).
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { identifierProblem } from '../../core/identifier.ts'
-import { ALERT_SELECT, toAlert, type AlertEvent, type AlertRecord, type AlertRow, type OutboxEntry } from '../alerts.ts'
+import { ALERT_SELECT, endsAcknowledgement, notifiesWhileAcknowledged, toAlert, type AlertAck, type AlertEvent, type AlertRecord, type AlertRow, type OutboxEntry } from '../alerts.ts'
 import type { AlertsPort, SetpointsPort, VirtualDatapointsPort } from '../port.ts'
 import { DEFAULT_MAX_PRIORITY, toOperation, type SetpointOperation, type SetpointRow, type WriteBounds } from '../setpoints.ts'
 import { nowNs, toVdp, vdpExists, type VdpRow } from '../virtual-datapoints.ts'
@@ -97,12 +97,14 @@ export function alerts(sql: Sql, now: () => number = Date.now): AlertsPort {
         const alert = known.get(t.alertId)
         if (!alert) continue // deleted meanwhile
         const e = t.event
-        const id = (await q.value<number>('INSERT INTO alert_events (alert_id, kind, level, previous_level, value, time, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
-          t.alertId, e.kind, e.level, e.previous_level, e.value, e.time, recordedAt))!
+        const id = (await q.value<number>('INSERT INTO alert_events (alert_id, kind, level, previous_level, value, time, recorded_at, actor, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id',
+          t.alertId, e.kind, e.level, e.previous_level, e.value, e.time, recordedAt, e.actor ?? null, e.comment ?? null))!
         await q.run(put, t.alertId, t.state)
-        const event: AlertEvent = { id, alert_id: t.alertId, ...e, recorded_at: recordedAt }
+        const event: AlertEvent = { id, alert_id: t.alertId, ...e, actor: e.actor ?? null, comment: e.comment ?? null, recorded_at: recordedAt }
+        const channels = notifiesWhileAcknowledged(e.kind) || (await q.value<number>('SELECT 1 FROM alert_acks WHERE alert_id = ?', t.alertId)) === undefined ? t.channels : []
+        if (endsAcknowledgement(e.kind)) await q.run('DELETE FROM alert_acks WHERE alert_id = ?', t.alertId)
         const outbox: OutboxEntry[] = []
-        for (const channel of t.channels) {
+        for (const channel of channels) {
           const body = payload(alert, event, channel)
           outbox.push({ id: await addOutbox(q, t.alertId, channel, body, recordedAt), alert_id: t.alertId, channel, payload: body, attempts: 0, created_at: recordedAt })
         }
@@ -112,6 +114,24 @@ export function alerts(sql: Sql, now: () => number = Date.now): AlertsPort {
     }),
     events: (alertId, opts) => sql.rows<AlertEvent>('SELECT * FROM alert_events WHERE alert_id = ? AND id < ? ORDER BY id DESC LIMIT ?', alertId, opts.before ?? Number.MAX_SAFE_INTEGER, opts.limit),
     eventCount: async (alertId) => (await sql.value<number>('SELECT count(*) FROM alert_events WHERE alert_id = ?', alertId))!,
+    ack: (alertId) => sql.one<AlertAck>('SELECT * FROM alert_acks WHERE alert_id = ?', alertId),
+    acknowledge: (alertId, ack, channels, payload) => sql.atomic(async (q) => {
+      const alert = await find(q, alertId)
+      if (!alert) return undefined
+      await q.run('SELECT id FROM alerts WHERE id = ? FOR UPDATE', alertId) // two acknowledgements at once: one wins
+      if ((await q.value<number>('SELECT 1 FROM alert_acks WHERE alert_id = ?', alertId)) !== undefined) return undefined
+      const at = now()
+      const id = (await q.value<number>("INSERT INTO alert_events (alert_id, kind, level, previous_level, value, time, recorded_at, actor, comment) VALUES (?, 'ack', ?, NULL, NULL, ?, ?, ?, ?) RETURNING id",
+        alertId, ack.level, ack.time, at, ack.actor, ack.comment))!
+      await q.run('INSERT INTO alert_acks (alert_id, event_id, actor, comment, level, at) VALUES (?, ?, ?, ?, ?, ?)', alertId, id, ack.actor, ack.comment, ack.level, at)
+      const event: AlertEvent = { id, alert_id: alertId, kind: 'ack', level: ack.level, previous_level: null, value: null, time: ack.time, recorded_at: at, actor: ack.actor, comment: ack.comment }
+      const outbox: OutboxEntry[] = []
+      for (const channel of channels) {
+        const body = payload(alert, event, channel)
+        outbox.push({ id: await addOutbox(q, alertId, channel, body, at), alert_id: alertId, channel, payload: body, attempts: 0, created_at: at })
+      }
+      return { event, outbox }
+    }),
     outboxAdd: (entries) => sql.atomic(async (q) => {
       const at = now()
       const out: OutboxEntry[] = []

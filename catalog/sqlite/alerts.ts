@@ -2,7 +2,7 @@
 // pure rules stay in catalog/alerts.ts, below both adapters; the PostgreSQL twin is in catalog/postgres/.
 import { statements, type Db } from './db.ts'
 import { NotFoundError } from '../../core/errors.ts'
-import { type AlertRecord, type NewAlert, type AlertEvent, type Transition, type OutboxEntry, type AlertRow, ALERT_SELECT, toAlert } from '../alerts.ts'
+import { type AlertRecord, type NewAlert, type AlertEvent, type AlertAck, type Transition, type OutboxEntry, type AlertRow, ALERT_SELECT, toAlert, endsAcknowledgement, notifiesWhileAcknowledged } from '../alerts.ts'
 
 export class Alerts {
   private readonly sql: ReturnType<typeof statements>
@@ -78,7 +78,9 @@ export class Alerts {
    */
   async recordTransitions(list: readonly Transition[], payload: (alert: AlertRecord, event: AlertEvent, channel: string) => string): Promise<{ event: AlertEvent; outbox: OutboxEntry[] }[]> {
     const recordedAt = this.now()
-    const insertEvent = this.sql('INSERT INTO alert_events (alert_id, kind, level, previous_level, value, time, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    const insertEvent = this.sql('INSERT INTO alert_events (alert_id, kind, level, previous_level, value, time, recorded_at, actor, comment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+    const acked = this.sql('SELECT 1 FROM alert_acks WHERE alert_id = ?').pluck()
+    const unack = this.sql('DELETE FROM alert_acks WHERE alert_id = ?')
     const putState = this.sql('INSERT INTO alert_state (alert_id, state) VALUES (?, ?) ON CONFLICT (alert_id) DO UPDATE SET state = excluded.state')
     const insertOutbox = this.sql('INSERT INTO alert_outbox (alert_id, channel, payload, created_at) VALUES (?, ?, ?, ?)')
     return this.db.transaction(() => {
@@ -92,10 +94,12 @@ export class Alerts {
         const alert = alerts.get(t.alertId)
         if (!alert) continue
         const e = t.event
-        const id = Number(insertEvent.run(t.alertId, e.kind, e.level, e.previous_level, e.value, e.time, recordedAt).lastInsertRowid)
+        const id = Number(insertEvent.run(t.alertId, e.kind, e.level, e.previous_level, e.value, e.time, recordedAt, e.actor ?? null, e.comment ?? null).lastInsertRowid)
         putState.run(t.alertId, t.state)
-        const event: AlertEvent = { id, alert_id: t.alertId, ...e, recorded_at: recordedAt }
-        const outbox = t.channels.map((channel) => {
+        const event: AlertEvent = { id, alert_id: t.alertId, ...e, actor: e.actor ?? null, comment: e.comment ?? null, recorded_at: recordedAt }
+        const channels = notifiesWhileAcknowledged(e.kind) || acked.get(t.alertId) === undefined ? t.channels : []
+        if (endsAcknowledgement(e.kind)) unack.run(t.alertId)
+        const outbox = channels.map((channel) => {
           const body = payload(alert, event, channel)
           const oid = Number(insertOutbox.run(t.alertId, channel, body, recordedAt).lastInsertRowid)
           return { id: oid, alert_id: t.alertId, channel, payload: body, attempts: 0, created_at: recordedAt }
@@ -114,6 +118,30 @@ export class Alerts {
 
   async eventCount(alertId: number): Promise<number> {
     return this.sql('SELECT count(*) FROM alert_events WHERE alert_id = ?').pluck().get(alertId) as number
+  }
+
+  async ack(alertId: number): Promise<AlertAck | undefined> {
+    return this.sql('SELECT * FROM alert_acks WHERE alert_id = ?').get(alertId) as AlertAck | undefined
+  }
+
+  async acknowledge(alertId: number, ack: { actor: string; comment: string | null; level: AlertAck['level']; time: number }, channels: readonly string[],
+    payload: (alert: AlertRecord, event: AlertEvent, channel: string) => string): Promise<{ event: AlertEvent; outbox: OutboxEntry[] } | undefined> {
+    const at = this.now()
+    return this.db.transaction(() => {
+      const row = this.sql(`${ALERT_SELECT} WHERE a.id = ?`).get(alertId) as AlertRow | undefined
+      if (!row || this.sql('SELECT 1 FROM alert_acks WHERE alert_id = ?').pluck().get(alertId) !== undefined) return undefined
+      const alert = toAlert(row)
+      const id = Number(this.sql("INSERT INTO alert_events (alert_id, kind, level, previous_level, value, time, recorded_at, actor, comment) VALUES (?, 'ack', ?, NULL, NULL, ?, ?, ?, ?)")
+        .run(alertId, ack.level, ack.time, at, ack.actor, ack.comment).lastInsertRowid)
+      this.sql('INSERT INTO alert_acks (alert_id, event_id, actor, comment, level, at) VALUES (?, ?, ?, ?, ?, ?)').run(alertId, id, ack.actor, ack.comment, ack.level, at)
+      const event: AlertEvent = { id, alert_id: alertId, kind: 'ack', level: ack.level, previous_level: null, value: null, time: ack.time, recorded_at: at, actor: ack.actor, comment: ack.comment }
+      const ins = this.sql('INSERT INTO alert_outbox (alert_id, channel, payload, created_at) VALUES (?, ?, ?, ?)')
+      const outbox = channels.map((channel) => {
+        const body = payload(alert, event, channel)
+        return { id: Number(ins.run(alertId, channel, body, at).lastInsertRowid), alert_id: alertId, channel, payload: body, attempts: 0, created_at: at }
+      })
+      return { event, outbox }
+    })()
   }
 
   // The outbox (engine/notify/outbox.ts decides its bound and retries).

@@ -274,4 +274,35 @@ export const MIGRATIONS_5_ON: readonly Migration[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // 15: issue 34 item 3: people acknowledge and clear alerts. Events of the kinds ack and clear
+  // with who and a comment (SQLite cannot widen a CHECK: the table is copied, its AUTOINCREMENT
+  // position kept so event ids are never reused), and the acknowledgement of a current raise.
+  `CREATE TABLE alert_events_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    alert_id INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('raise', 'reset', 'ack', 'clear')),
+    level TEXT,
+    previous_level TEXT,
+    value REAL,
+    time INTEGER NOT NULL,
+    recorded_at INTEGER NOT NULL,
+    actor TEXT,
+    comment TEXT
+  );
+  INSERT INTO alert_events_v2 (id, alert_id, kind, level, previous_level, value, time, recorded_at)
+    SELECT id, alert_id, kind, level, previous_level, value, time, recorded_at FROM alert_events;
+  INSERT INTO sqlite_sequence (name, seq) SELECT 'alert_events_v2', seq FROM sqlite_sequence WHERE name = 'alert_events'
+    AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'alert_events_v2');
+  UPDATE sqlite_sequence SET seq = max(seq, (SELECT seq FROM sqlite_sequence WHERE name = 'alert_events')) WHERE name = 'alert_events_v2';
+  DROP TABLE alert_events;
+  ALTER TABLE alert_events_v2 RENAME TO alert_events;
+  CREATE INDEX alert_events_alert ON alert_events(alert_id, id);
+  CREATE TABLE alert_acks (
+    alert_id INTEGER PRIMARY KEY REFERENCES alerts(id) ON DELETE CASCADE,
+    event_id INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    comment TEXT,
+    level TEXT,
+    at INTEGER NOT NULL
+  );`,
 ]

@@ -9,7 +9,7 @@
 //     long before the level is raised; default 0. Resets are immediate.
 // throughput: `throughput` = { window_seconds, min_count (default 1), level (default warn) }:
 //   raised when fewer than min_count observations arrived within the last window_seconds.
-// notification: { webhook?: { url, secret }, log?: boolean } (engine/notify).
+// notification: { webhook?: { url, secret }, log?: boolean, email?: { to: [addresses] } } (engine/notify).
 import { InvalidInputError } from '../../core/errors.ts'
 export const LEVELS = ['info', 'warn', 'crit'] as const
 export type Level = (typeof LEVELS)[number]
@@ -17,7 +17,10 @@ export type Level = (typeof LEVELS)[number]
 export interface LevelThreshold { upper?: number; lower?: number; upper_reset?: number; lower_reset?: number; duration_seconds?: number }
 export type Thresholds = Partial<Record<Level, LevelThreshold>>
 export interface ThroughputConfig { window_seconds: number; min_count: number; level: Level }
-export interface NotificationConfig { webhook?: { url: string; secret: string }; log?: boolean }
+export interface NotificationConfig { webhook?: { url: string; secret: string }; log?: boolean; email?: { to: string[] } }
+
+/** An address a mail server takes: local@domain, no spaces, no angle brackets or commas (one recipient, no header injection). */
+const EMAIL = /^[^\s@<>,;"()\[\]\\]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
 /** 400 ALERT_CONFIG_INVALID (core/errors.ts): answered as it is by the API's error handler. */
 export class AlertConfigError extends InvalidInputError {
@@ -73,9 +76,9 @@ export function parseThroughput(raw: unknown): ThroughputConfig {
 
 export function parseNotification(raw: unknown): NotificationConfig {
   if (raw === undefined) return {}
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new AlertConfigError('notification must be an object { webhook?: { url, secret }, log?: boolean }')
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new AlertConfigError('notification must be an object { webhook?: { url, secret }, log?: boolean, email?: { to } }')
   const v = raw as Record<string, unknown>
-  for (const k of Object.keys(v)) if (!['webhook', 'log'].includes(k)) throw new AlertConfigError(`notification.${k}: unknown channel; the channels are webhook and log`)
+  for (const k of Object.keys(v)) if (!['webhook', 'log', 'email'].includes(k)) throw new AlertConfigError(`notification.${k}: unknown channel; the channels are webhook, email and log`)
   const out: NotificationConfig = {}
   if (v.log !== undefined) {
     if (typeof v.log !== 'boolean') throw new AlertConfigError('notification.log must be a boolean')
@@ -90,11 +93,23 @@ export function parseNotification(raw: unknown): NotificationConfig {
     if (typeof w.secret !== 'string' || w.secret.length < 16 || w.secret.length > 200) throw new AlertConfigError('notification.webhook.secret must be a string of 16 to 200 characters (the HMAC-SHA256 key)')
     out.webhook = { url: url.toString(), secret: w.secret }
   }
+  if (v.email !== undefined) out.email = parseEmail(v.email)
   return out
 }
 
-/** The channels an alert notifies: 'webhook', 'log'. */
-export const channelsOf = (n: NotificationConfig): string[] => [...(n.webhook ? ['webhook'] : []), ...(n.log ? ['log'] : [])]
+function parseEmail(raw: unknown): { to: string[] } {
+  const e = raw as Record<string, unknown>
+  if (!e || typeof e !== 'object' || Array.isArray(e) || !Array.isArray(e.to)) throw new AlertConfigError('notification.email must be an object { to: [addresses] }')
+  for (const k of Object.keys(e)) if (k !== 'to') throw new AlertConfigError(`notification.email.${k}: unknown field`)
+  if (e.to.length < 1 || e.to.length > 20) throw new AlertConfigError('notification.email.to must hold 1 to 20 addresses')
+  for (const [i, a] of e.to.entries()) {
+    if (typeof a !== 'string' || a.length > 254 || !EMAIL.test(a)) throw new AlertConfigError(`notification.email.to[${i}]: '${String(a).slice(0, 100)}' is not an e-mail address`)
+  }
+  return { to: [...new Set(e.to as string[])] }
+}
+
+/** The channels an alert notifies: 'webhook', 'email', 'log'. */
+export const channelsOf = (n: NotificationConfig): string[] => [...(n.webhook ? ['webhook'] : []), ...(n.email ? ['email'] : []), ...(n.log ? ['log'] : [])]
 
 /** Severity order: a higher index is more severe. */
 export const severity = (l: Level | null | undefined): number => (l ? LEVELS.indexOf(l) : -1)

@@ -1,5 +1,5 @@
 // The alert runtime with its notifier, as the composition root wires it (server/runtimes.ts):
-// the webhook and log adapters of the notification port over the catalog's durable outbox.
+// the webhook, e-mail and log adapters of the notification port over the catalog's durable outbox.
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
@@ -8,6 +8,7 @@ import { Notifier } from '../notify/outbox.ts'
 import type { NotifyLog } from '../notify/port.ts'
 import type { WebhookAddressPolicy } from '../notify/address-policy.ts'
 import { webhookAdapter } from '../notify/webhook.ts'
+import { emailAdapter, type SmtpSettings } from '../notify/email.ts'
 import { systemClock, type Clock } from '../../core/clock/clock.ts'
 import type { Running } from '../running.ts'
 import { AlertRuntime, type AlertRuntimeLog } from './runtime.ts'
@@ -30,13 +31,15 @@ export interface AlertsOptions {
   owns?: (projectId: number) => boolean
   /** At most one notification per alert per this many ms (LINTEL_ALERT_NOTIFY_INTERVAL_S); default 0: every event. */
   notifyIntervalMs?: number
+  /** The SMTP server of the e-mail channel (LINTEL_SMTP_*); without it e-mail notifications wait in the outbox. */
+  smtp?: SmtpSettings
 }
 
 export function openAlerts(o: AlertsOptions): AlertRuntime & { close(): Promise<void> } {
   const clock = o.clock ?? systemClock
   let runtime: AlertRuntime | undefined = undefined
   const notifier = new Notifier({
-    store: o.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: o.webhookPolicy }), log: logAdapter(o.log) }, clock, log: o.log,
+    store: o.catalog.alerts, adapters: { webhook: webhookAdapter({ policy: o.webhookPolicy }), log: logAdapter(o.log), ...(o.smtp ? { email: emailAdapter(o.smtp) } : {}) }, clock, log: o.log,
     targetOf: (id) => runtime!.targetOf(id), maxEntries: o.maxOutbox, baseBackoffMs: o.baseBackoffMs, maxBackoffMs: o.maxBackoffMs,
     maxPerCompany: o.maxOutboxPerCompany,
     companyOf: async (id) => {

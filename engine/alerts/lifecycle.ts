@@ -27,3 +27,37 @@ export const ALERT_LIFECYCLE = defineLifecycle<AlertTrigger>({
     { trigger: 'disable', from: [500], reason: 'is being deleted' },
   ],
 })
+
+export type AlertConditionTrigger = 'raise' | 'reset' | 'acknowledge' | 'clear'
+
+/**
+ * The condition of an enabled alert (issue 34 item 3): what people work with. The runtime
+ * moves it (raise, reset); people acknowledge it (who, when, comment: a raised alert that is
+ * acknowledged notifies no further raise until it resets) or clear it (a reset by hand: the
+ * evaluation starts again from Normal, so a condition that still holds raises anew).
+ *
+ *   Normal (0) ─raise─> Raised (1) ─acknowledge─> Acknowledged (2)
+ *   Raised / Acknowledged ─raise (another level)─> the same state
+ *   Raised / Acknowledged ─reset | clear─> Normal
+ */
+export const ALERT_CONDITION = defineLifecycle<AlertConditionTrigger>({
+  resource: 'Alert',
+  states: { 0: 'Normal', 1: 'Raised', 2: 'Acknowledged' },
+  initial: 0,
+  running: [0, 1, 2],
+  transitions: [
+    { trigger: 'raise', from: [0, 1], to: 1 },
+    { trigger: 'raise', from: [2], to: 2 },
+    { trigger: 'acknowledge', from: [1], to: 2 },
+    { trigger: 'reset', from: [1, 2], to: 0 },
+    { trigger: 'clear', from: [1, 2], to: 0 },
+  ],
+  refusals: [
+    { trigger: 'acknowledge', from: [0], reason: 'is not raised: there is nothing to acknowledge' },
+    { trigger: 'acknowledge', from: [2], reason: 'is already acknowledged' },
+    { trigger: 'clear', from: [0], reason: 'is not raised: there is nothing to clear' },
+  ],
+})
+
+/** The condition's code from the raised level and whether the raise is acknowledged. */
+export const conditionOf = (level: string | null, acknowledged: boolean): number => (level === null ? 0 : acknowledged ? 2 : 1)

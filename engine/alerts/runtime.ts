@@ -16,7 +16,8 @@
 // Notifications are rate-bounded per alert (debounce.ts): an event inside an alert's window
 // is stored without an outbox entry and covered by the window's coalesced notification.
 import { Subscription } from 'rxjs'
-import type { AlertEvent, AlertRecord, Transition } from '../../catalog/alerts.ts'
+import { notifiesWhileAcknowledged, type AlertEvent, type AlertRecord, type OutboxEntry, type Transition } from '../../catalog/alerts.ts'
+import { acknowledgeAlert, clearAlert, type Actor } from './people.ts'
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { ProjectRuntime } from '../project-runtimes.ts'
@@ -106,6 +107,21 @@ export class AlertRuntime implements ProjectRuntime {
   metrics() {
     // notifications_held: events waiting in a rate window for their coalesced notification (debounce.ts).
     return { ...this.counters, running: this.running.size, notifications: this.deps.notifier?.metrics(), notifications_held: this.debounce.heldCount() }
+  }
+
+  /** A person acknowledges the alert's raise (people.ts). */
+  acknowledge(alert: AlertRecord, who: Actor): Promise<AlertEvent> {
+    return acknowledgeAlert({ catalog: this.deps.catalog, runtime: this, clock: this.clock }, alert, who)
+  }
+
+  /** A person clears (resets by hand) the raised alert (people.ts). */
+  clear(alert: AlertRecord, who: Actor): Promise<AlertEvent> {
+    return clearAlert({ catalog: this.deps.catalog, runtime: this, clock: this.clock }, alert, who)
+  }
+
+  /** Hands notifications already stored in the outbox to the notifier (acknowledgements, clears). */
+  async deliver(entries: readonly OutboxEntry[]): Promise<void> {
+    if (entries.length > 0 && this.deps.notifier) await this.deps.notifier.enqueue(entries.map((o) => ({ id: o.id, alertId: o.alert_id, channel: o.channel, payload: o.payload })))
   }
 
   /** The notification target of an alert (the notifier asks; undefined once the alert is deleted). */
@@ -333,6 +349,7 @@ export class AlertRuntime implements ProjectRuntime {
     this.coalescing = this.coalescing.then(async () => {
       const alert = await this.deps.catalog.alerts.find(c.alertId)
       if (!alert) return // deleted meanwhile: its events went with it
+      if (!notifiesWhileAcknowledged(c.event.kind) && await this.deps.catalog.alerts.ack(c.alertId)) return // acknowledged meanwhile
       const entries = await this.deps.catalog.alerts.outboxAdd(c.channels.map((channel) => ({ alert_id: c.alertId, channel, payload: alertPayload(alert, c.event, c.count) })))
       if (this.deps.notifier) await this.deps.notifier.enqueue(entries.map((o) => ({ id: o.id, alertId: o.alert_id, channel: o.channel, payload: o.payload })))
     }).catch((err) => this.deps.log.error({ err, alert_id: c.alertId, coalesced: c.count }, 'alerts: coalesced notification failed'))

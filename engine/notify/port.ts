@@ -11,7 +11,7 @@ export interface Delivery {
 }
 
 /** Where an alert's notifications go (its `notification` object); secrets stay server-side. */
-export interface NotifyTarget { webhook?: { url: string; secret: string }; log?: boolean }
+export interface NotifyTarget { webhook?: { url: string; secret: string }; log?: boolean; email?: { to: string[] } }
 
 export interface NotificationAdapter {
   /** Resolves once delivered; rejects (the outbox retries later) on any failure. */

@@ -452,6 +452,38 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     t.equal(await c.alerts.find(b.id), undefined, 'alerts go with their datapoint')
   })
 
+  t.test('alerts: acknowledgement silences raises until a reset or a clear, with who, when and a comment in the events', async (t) => {
+    const { c, project } = await seeded(t, open)
+    const dp = (await c.datapoints.ensure(project.id, ['t'])).get('t')!
+    const a = await c.alerts.create(project.id, { datapoint: dp, kind: 'threshold', name: 'hot', description: '', status_code: 200, config: {}, notification: {}, attributes: {} })
+    const payload = (_a: unknown, e: { kind: string; actor?: string | null }, ch: string) => `${e.kind}:${e.actor ?? '-'}:${ch}`
+    const raise = { kind: 'raise' as const, level: 'warn' as const, previous_level: null, value: 27, time: 1_000_000 }
+    t.same((await c.alerts.recordTransitions([{ alertId: a.id, event: raise, state: 's1', channels: ['webhook'] }], payload))[0].outbox.map((o) => o.payload), ['raise:-:webhook'])
+    t.equal(await c.alerts.ack(a.id), undefined)
+    const acked = await c.alerts.acknowledge(a.id, { actor: 'ann@acme.test', comment: 'on it', level: 'warn', time: 1_500_000 }, ['webhook', 'email'], payload)
+    t.match(acked!.event, { kind: 'ack', level: 'warn', actor: 'ann@acme.test', comment: 'on it', time: 1_500_000, id: Number, recorded_at: Number })
+    t.same(acked!.outbox.map((o) => o.payload), ['ack:ann@acme.test:webhook', 'ack:ann@acme.test:email'])
+    t.match(await c.alerts.ack(a.id), { alert_id: a.id, event_id: acked!.event.id, actor: 'ann@acme.test', comment: 'on it', level: 'warn', at: Number })
+    t.equal(await c.alerts.acknowledge(a.id, { actor: 'bob@acme.test', comment: null, level: 'warn', time: 1_600_000 }, ['webhook'], payload), undefined, 'one acknowledgement per raise')
+    t.equal(await c.alerts.acknowledge(a.id + 1000, { actor: 'x', comment: null, level: null, time: 1 }, [], payload), undefined, 'an unknown alert')
+    const escalate = await c.alerts.recordTransitions([{ alertId: a.id, event: { ...raise, level: 'crit', previous_level: 'warn', time: 2_000_000 }, state: 's2', channels: ['webhook'] }], payload)
+    t.same(escalate[0].outbox, [], 'an acknowledged alert\'s escalation is recorded, not notified')
+    t.ok(await c.alerts.ack(a.id), 'still acknowledged')
+    const reset = await c.alerts.recordTransitions([{ alertId: a.id, event: { ...raise, kind: 'reset', level: 'crit', time: 3_000_000 }, state: 's3', channels: ['webhook'] }], payload)
+    t.same(reset[0].outbox.map((o) => o.payload), ['reset:-:webhook'], 'the reset is notified')
+    t.equal(await c.alerts.ack(a.id), undefined, 'and ends the acknowledgement')
+    t.equal((await c.alerts.recordTransitions([{ alertId: a.id, event: { ...raise, time: 4_000_000 }, state: 's4', channels: ['webhook'] }], payload))[0].outbox.length, 1, 'the next raise notifies again')
+    await c.alerts.acknowledge(a.id, { actor: 'ann@acme.test', comment: null, level: 'warn', time: 4_500_000 }, [], payload)
+    const clear = await c.alerts.recordTransitions([{ alertId: a.id, event: { kind: 'clear', level: 'warn', previous_level: null, value: null, time: 5_000_000, actor: 'bob@acme.test', comment: 'sensor replaced' }, state: 's5', channels: ['webhook'] }], payload)
+    t.same(clear[0].outbox.map((o) => o.payload), ['clear:bob@acme.test:webhook'])
+    t.equal(await c.alerts.ack(a.id), undefined, 'a clear ends the acknowledgement')
+    const kinds = (await c.alerts.events(a.id, { limit: 20 })).map((e) => [e.kind, e.actor ?? null, e.comment ?? null])
+    t.same(kinds, [['clear', 'bob@acme.test', 'sensor replaced'], ['ack', 'ann@acme.test', null], ['raise', null, null], ['reset', null, null], ['raise', null, null], ['ack', 'ann@acme.test', 'on it'], ['raise', null, null]])
+    await c.alerts.acknowledge(a.id, { actor: 'ann@acme.test', comment: null, level: 'warn', time: 6_000_000 }, [], payload)
+    await c.alerts.remove(a.id)
+    t.equal(await c.alerts.ack(a.id), undefined, 'acknowledgements go with the alert')
+  })
+
   t.test('setpoints: settings, write bounds, operations with log, awaiting', async (t) => {
     const { c, project } = await seeded(t, open)
     t.same(await c.setpoints.settings(project.id), { project_id: project.id, enabled: false, max_priority: 8 })

@@ -41,6 +41,8 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   118: [409], 121: [409],
   // analysis (150-161): the instance of a (function, component) pair exists
   151: [409],
+  // controls apps (170-181): the state does not allow the move (or changed meanwhile); no broker reachable from this process
+  170: [503], 174: [409, 503], 175: [503], 176: [409, 503], 177: [409, 503], 178: [503],
 }
 
 /** Headers that come with some failures (error-handler.ts). */

@@ -33,7 +33,6 @@ const RulesBody = Type.Unsafe<unknown[]>({
 })
 const Calendar = Type.Object({ project_id: Type.Integer(), holidays: Type.Array(Rule), updated_at: Type.Union([Type.String(), Type.Null()]) })
 const Range = Type.Object({
-  project_id: Id,
   start: Type.String({ minLength: 1, maxLength: 64, description: 'RFC 3339 timestamp, or YYYY-MM-DD (local midnight in the project time zone); inclusive' }),
   end: Type.String({ minLength: 1, maxLength: 64, description: 'as start; exclusive' }),
 }, { additionalProperties: false })

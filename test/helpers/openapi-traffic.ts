@@ -262,12 +262,47 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
     await ok(140, 'PUT', `/v2/datapoint?${sp}`, { body: { setpoint_min_value: 15, setpoint_max_value: 30 } })
     const ref = (await ok(141, 'POST', `/v2/datapoint/setpoint?${sp}&value=21&acked=true`)).body.resource.reference as string
     await ok(142, 'GET', `/v2/datapoint/setpoint/${ref}`)
+    await controlsApps(pid, cipId)
   }
   await bad(140, 'PUT', `/v2/datapoint?${sp}`, { body: { setpoint_min_value: 'low' } })
   await bad(141, 'POST', `/v2/datapoint/setpoint?${sp}&value=35`)
   await bad(142, 'GET', '/v2/datapoint/setpoint/no-such-reference')
   await ok(143, 'GET', `/v2/datapoint/setpoints?${sp}`)
   await bad(143, 'GET', `/v2/datapoint/setpoints?project_id=${pid}&dataPointID=unknown`)
+
+  // Controls apps (170-181) on the heating circuit, its setpoint pin on the writable point.
+  async function controlsApps(pid: number, cipId: number) {
+    const p = `/v2/project/${pid}`
+    await ok(119, 'PUT', `${p}/componentInProject/pin/datapoint`, { body: { componentinproject_id: cipId, pins: [{ pin_alphanumeric_id: 'flow_temp_setpoint', dataPointID: 'room A temp' }] } })
+    const q = `project_id=${pid}`
+    const create = `/v2/controls/app?${q}&componentinproject_id=${cipId}&algorithm=schedule&name=Heating`
+    const config = { week: [{ days: ['mon'], time: '06:00', values: { flow_temp_setpoint: 21 } }] }
+    const appId = (await ok(170, 'POST', create, { body: config })).body.resource.id as string
+    await bad(170, 'POST', create, { body: { week: [{ days: ['mon'], time: '6 am', values: {} }] } })
+    await ok(171, 'GET', `/v2/controls/apps?${q}&search=heat`)
+    await bad(171, 'GET', `/v2/controls/apps?${q}&per_page=0`)
+    await ok(172, 'GET', `/v2/controls/app/${appId}?${q}`)
+    await bad(172, 'GET', `/v2/controls/app/no-such-app?${q}`)
+    await ok(173, 'GET', `/v2/controls/app/${appId}/logs?${q}`)
+    await bad(173, 'GET', `/v2/controls/app/no-such-app/logs?${q}`)
+    await ok(174, 'POST', `/v2/controls/app/${appId}/run?${q}&run=true`)
+    await bad(174, 'POST', `/v2/controls/app/no-such-app/run?${q}`)
+    await ok(175, 'POST', `/v2/controls/apps/run?${q}`, { body: { run: false, controls_app_ids: [appId, 'no-such-app'] } })
+    await bad(175, 'POST', `/v2/controls/apps/run?${q}`, { body: { run: false, controls_app_ids: [] } })
+    await bad(176, 'DELETE', `/v2/controls/app?${q}&controls_app_id=${appId}`) // stopping: still running
+    const spare = async () => (await ok(170, 'POST', create, { body: config })).body.resource.id as string
+    await ok(176, 'DELETE', `/v2/controls/app?${q}&controls_app_id=${await spare()}`)
+    await ok(177, 'DELETE', `/v2/controls/app/${await spare()}?${q}`)
+    await bad(177, 'DELETE', `/v2/controls/app/no-such-app?${q}`)
+    await ok(178, 'PUT', `${p}/holidays`, { body: [{ name: 'Christmas', date: '2026-12-24', end: '2026-12-26', yearly: true }] })
+    await bad(178, 'PUT', `${p}/holidays`, { body: [{ name: 'Christmas', date: '24.12.2026' }] })
+    await ok(179, 'GET', `${p}/holidays`)
+    await bad(179, 'GET', '/v2/project/999999/holidays')
+    await ok(180, 'GET', `${p}/componentinproject/${cipId}/schedules?start=2026-12-21&end=2026-12-28`)
+    await bad(180, 'GET', `${p}/componentinproject/${cipId}/schedules?start=2026-12-28&end=2026-12-21`)
+    await ok(181, 'GET', `${p}/componentinproject/${cipId}/holidays?start=2026-12-01&end=2027-01-01`)
+    await bad(181, 'GET', `${p}/componentinproject/999999/holidays?start=2026-12-01&end=2027-01-01`)
+  }
 
   // Last: a user deletes its own account.
   await bad(3, 'DELETE', '/v2/user', { who: { ...newbie, password: 'wrong-password' } })

@@ -81,7 +81,10 @@ export class Resolver {
   }
 
   next(afterUs: number): Switching | undefined {
-    for (let from = afterUs + 1; from < afterUs + LOOK_BACK_DAYS * DAY_US; from += STEP_DAYS * DAY_US) {
+    // The usual next one lies within a day: look there first, then in weeks.
+    const soon = this.between(afterUs + 1, afterUs + 1 + DAY_US)
+    if (soon.length > 0) return soon[0]
+    for (let from = afterUs + 1 + DAY_US; from < afterUs + LOOK_BACK_DAYS * DAY_US; from += STEP_DAYS * DAY_US) {
       const s = this.between(from, from + STEP_DAYS * DAY_US)
       if (s.length > 0) return s[0]
     }

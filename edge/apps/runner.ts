@@ -181,9 +181,14 @@ export class AppRunner {
     a.timer = this.o.clock.at(() => {
       a.timer = undefined
       if (a.stored.state !== 'Running') return
-      this.enqueue(a, () => this.write(a, s.values, 'write', `switching time ${s.local}${s.holiday ? ` (holiday: ${s.holiday})` : ''}`))
-      // From the switching's own instant: a late timer does not skip the next one.
-      this.schedule(a, s.timeUs)
+      this.enqueue(a, async () => {
+        await this.write(a, s.values, 'write', `switching time ${s.local}${s.holiday ? ` (holiday: ${s.holiday})` : ''}`)
+        // The next switching is computed after the writes of every app due now (the turn after
+        // this timer phase): many apps switching in one minute write first. From the
+        // switching's own instant: a late timer does not skip the next one.
+        await new Promise<void>((resolve) => setImmediate(resolve))
+        if (a.stored.state === 'Running' && a.timer === undefined) this.schedule(a, s.timeUs)
+      })
     }, s.timeUs)
   }
 

@@ -131,7 +131,12 @@ export async function render(el, { project, params }) {
       }
       draw()
     },
-    onRevoked: (id) => notify(`${id}: you may no longer read it; no more live data of it.`, 'error'),
+    // Access taken away (roles or tags changed): what was drawn of it goes too.
+    onRevoked: (id) => {
+      const i = ids.indexOf(id)
+      if (i >= 0) { series[i] = []; draw() }
+      notify(`${id}: you may no longer read it.`, 'error')
+    },
     onState: (state, detail) => { status.dataset.state = state; status.textContent = state === 'live' ? '● live' : detail ?? state },
   })
   const resize = () => plot.setSize({ width: Math.max(300, box.clientWidth), height: 360 })

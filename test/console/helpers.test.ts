@@ -55,4 +55,6 @@ t.test('chart spans', async (t) => {
   t.equal(spanMs('2w'), 14 * 86400e3)
   t.equal(spanMs('24 h'), undefined)
   t.equal(spanMs(null), undefined)
+  const { spanText } = await load('views/chart.js')
+  t.same([spanText(86400e3), spanText(7 * 86400e3), spanText(3600e3), spanText(90 * 60e3), spanText(1)], ['1d', '1w', '1h', '90m', '1m'], 'the relative range a plot view keeps')
 })

@@ -137,6 +137,14 @@ export const endpoints: readonly Endpoint[] = [
   e(143, 'GET', '/v2/datapoint/setpoints', 'Project', 'The setpoint requests of a datapoint (audit), newest first'),
   // Live subscriptions, favorites and plot views (issue 33): block 190-199.
   e(190, 'GET', '/v2/live', 'Project', 'WebSocket: new observations of datapoints (and alert events) of projects, once durable (docs/live.md)'),
+  e(191, 'GET', '/v2/project/{project_id}/favorites', 'Project', 'The caller\'s favorite datapoints in the project'),
+  e(192, 'POST', '/v2/project/{project_id}/favorite', 'Project', 'Add a datapoint to the caller\'s favorites'),
+  e(193, 'DELETE', '/v2/project/{project_id}/favorite', 'Project', 'Remove a datapoint from the caller\'s favorites'),
+  e(194, 'GET', '/v2/project/{project_id}/plotviews', 'Project', 'The caller\'s saved plot views in the project'),
+  e(195, 'POST', '/v2/project/{project_id}/plotview', 'Project', 'Save a plot view: datapoints with units, a fixed or relative range, sampling, aggregate'),
+  e(196, 'GET', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Read one of the caller\'s plot views'),
+  e(197, 'PUT', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Change one of the caller\'s plot views'),
+  e(198, 'DELETE', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Delete one of the caller\'s plot views'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

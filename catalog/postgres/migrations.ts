@@ -285,6 +285,27 @@ export const migrations: readonly string[] = [
   `ALTER TABLE projects ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
   // 4: SQLite migration 13, the MQTT accounts designated as edge agents (issue 29 item 3).
   `ALTER TABLE mqtt_accounts ADD COLUMN edge INTEGER NOT NULL DEFAULT 0;`,
+  // 5: SQLite migration 14, per-user favorites and plot views (issue 33).
+  `
+  CREATE TABLE favorites (
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    datapoint BIGINT NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (user_id, datapoint)
+  );
+  CREATE INDEX favorites_datapoint ON favorites(datapoint);
+  CREATE TABLE plot_views (
+    id ${ID},
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    project_id BIGINT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX plot_views_user ON plot_views(user_id, project_id, id);
+  CREATE INDEX plot_views_project ON plot_views(project_id);
+  `,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

@@ -19,6 +19,7 @@ import { ComponentsInProject } from './components-in-project.ts'
 import { Companies } from './companies.ts'
 import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
+import { UserViews } from './user-views.ts'
 import { ExchangeRates } from './exchange-rates.ts'
 import { FileSpaces } from './files.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
@@ -61,6 +62,7 @@ interface Repositories {
   setpoints: Setpoints
   componentsInProject: ComponentsInProject
   analytics: Analytics
+  userViews: UserViews
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -104,6 +106,7 @@ function ports(repos: Repositories, run: Run, announce: Announce) {
     setpoints: promised(repos.setpoints, run),
     componentsInProject: promised(repos.componentsInProject, run),
     analytics: promised(repos.analytics, run),
+    userViews: promised(repos.userViews, run),
   }, announce)
 }
 
@@ -126,6 +129,7 @@ abstract class PortBase implements CatalogPort {
   abstract readonly changes: ChangesPort
   abstract readonly componentsInProject: CatalogPort['componentsInProject']
   abstract readonly analytics: CatalogPort['analytics']
+  abstract readonly userViews: CatalogPort['userViews']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
@@ -138,7 +142,7 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly userViews
   private ended = false
 
   /** `pending`: announcements held back until the outermost transaction commits. */
@@ -154,7 +158,7 @@ class TxPort extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
-    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.userViews = p.userViews
   }
 
   end(): void { this.ended = true }
@@ -186,7 +190,7 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly userViews
   private readonly repos: Repositories
   private readonly gate = new Gate()
   readonly changes = new LocalChanges()
@@ -202,7 +206,7 @@ export class SqliteCatalog extends PortBase {
       tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
       files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
-      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now),
+      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now), userViews: new UserViews(db),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
@@ -213,7 +217,7 @@ export class SqliteCatalog extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
-    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.userViews = p.userViews
   }
 
   /** @internal see sqliteConnectionForTests */

@@ -53,6 +53,7 @@ import type { LiveFeed } from '../engine/live/feed.ts'
 import { LIVE_SUBPROTOCOL, MAX_CLIENT_FRAME_BYTES } from '../protocol/live-messages.ts'
 import { LiveHub, type LiveLimits } from './live/hub.ts'
 import { liveRoutes } from './routes/live.ts'
+import { userViewRoutes } from './routes/user-views.ts'
 
 export interface AppDeps {
   catalog: Catalog
@@ -224,6 +225,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
   await app.register(liveRoutes, { ...ctx, hub })
+  await app.register(userViewRoutes, ctx)
   if (hub) app.decorate('liveHub', hub)
   if (deps.console !== false) await app.register(consoleRoutes)
   return app

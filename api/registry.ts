@@ -155,6 +155,14 @@ export const endpoints: readonly Endpoint[] = [
   // People working with alerts (issue 34 item 3): block 200-209, routes like 102/103.
   e(200, 'POST', '/v2/alert/{alert_id}/acknowledge', 'Project', 'Acknowledge a raised alert (who, when, comment): no further raise is notified until it resets'),
   e(201, 'POST', '/v2/alert/{alert_id}/clear', 'Project', 'Clear a raised alert by hand: back to Normal, notified; a condition that still holds raises anew'),
+  e(191, 'GET', '/v2/project/{project_id}/favorites', 'Project', 'The caller\'s favorite datapoints in the project'),
+  e(192, 'POST', '/v2/project/{project_id}/favorite', 'Project', 'Add a datapoint to the caller\'s favorites'),
+  e(193, 'DELETE', '/v2/project/{project_id}/favorite', 'Project', 'Remove a datapoint from the caller\'s favorites'),
+  e(194, 'GET', '/v2/project/{project_id}/plotviews', 'Project', 'The caller\'s saved plot views in the project'),
+  e(195, 'POST', '/v2/project/{project_id}/plotview', 'Project', 'Save a plot view: datapoints with units, a fixed or relative range, sampling, aggregate'),
+  e(196, 'GET', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Read one of the caller\'s plot views'),
+  e(197, 'PUT', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Change one of the caller\'s plot views'),
+  e(198, 'DELETE', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Delete one of the caller\'s plot views'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

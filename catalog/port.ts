@@ -38,6 +38,7 @@ import type { RoleInput } from './roles.ts'
 import type { IssuedToken } from './tokens.ts'
 import type { Company, Datapoint, Project, ProjectSettings, Role, TagAuthInput, User, UserWithHash } from './types.ts'
 import type { NewUser } from './users.ts'
+import type { Favorite, PlotView, PlotViewSpec } from './user-views.ts'
 import type { VdpLogEntry, VdpRecord } from './virtual-datapoints.ts'
 
 export interface CompaniesPort {
@@ -275,6 +276,23 @@ export interface ControlsAppsPort {
   setHolidays(projectId: number, rules: readonly unknown[], at: number): Promise<HolidayCalendar>
 }
 
+/** Favorites and plot views of a user in a project (catalog/user-views.ts); removed with the user, the project, the datapoint. */
+export interface UserViewsPort {
+  /** Idempotent: a favorite added twice stays one. */
+  addFavorite(userId: number, datapoint: number, now: number): Promise<Favorite>
+  removeFavorite(userId: number, datapoint: number): Promise<boolean>
+  /** Oldest first. */
+  favorites(userId: number, projectId: number): Promise<Favorite[]>
+  createPlotView(userId: number, projectId: number, name: string, spec: PlotViewSpec, now: number): Promise<PlotView>
+  /** The user's own plot view in the project, or undefined (another user's is not found). */
+  plotView(userId: number, projectId: number, id: number): Promise<PlotView | undefined>
+  plotViews(userId: number, projectId: number): Promise<PlotView[]>
+  updatePlotView(id: number, change: { name?: string; spec?: PlotViewSpec }, now: number): Promise<PlotView>
+  deletePlotView(id: number): Promise<boolean>
+  countPlotViews(userId: number, projectId: number): Promise<number>
+  countFavorites(userId: number, projectId: number): Promise<number>
+}
+
 /** A change notification's payload: a small JSON object. */
 export type ChangePayload = Record<string, string | number | boolean | null>
 
@@ -344,6 +362,7 @@ export interface CatalogPort {
   readonly componentsInProject: ComponentsInProjectPort
   readonly analytics: AnalyticsPort
   readonly controlsApps: ControlsAppsPort
+  readonly userViews: UserViewsPort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

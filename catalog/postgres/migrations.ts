@@ -338,6 +338,27 @@ export const migrations: readonly string[] = [
     alert_id BIGINT PRIMARY KEY REFERENCES alerts(id) ON DELETE CASCADE,
     event_id BIGINT NOT NULL, actor TEXT NOT NULL, comment TEXT, level TEXT, at BIGINT NOT NULL
   );`,
+  // 7: SQLite migration 16, per-user favorites and plot views (issue 33).
+  `
+  CREATE TABLE favorites (
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    datapoint BIGINT NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (user_id, datapoint)
+  );
+  CREATE INDEX favorites_datapoint ON favorites(datapoint);
+  CREATE TABLE plot_views (
+    id ${ID},
+    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    project_id BIGINT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX plot_views_user ON plot_views(user_id, project_id, id);
+  CREATE INDEX plot_views_project ON plot_views(project_id);
+  `,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

@@ -20,6 +20,7 @@ import { Companies } from './companies.ts'
 import { ControlsApps } from './controls-apps.ts'
 import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
+import { UserViews } from './user-views.ts'
 import { ExchangeRates } from './exchange-rates.ts'
 import { FileSpaces } from './files.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
@@ -63,6 +64,7 @@ interface Repositories {
   componentsInProject: ComponentsInProject
   analytics: Analytics
   controlsApps: ControlsApps
+  userViews: UserViews
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -107,6 +109,7 @@ function ports(repos: Repositories, run: Run, announce: Announce) {
     componentsInProject: promised(repos.componentsInProject, run),
     analytics: promised(repos.analytics, run),
     controlsApps: promised(repos.controlsApps, run),
+    userViews: promised(repos.userViews, run),
   }, announce)
 }
 
@@ -130,6 +133,7 @@ abstract class PortBase implements CatalogPort {
   abstract readonly componentsInProject: CatalogPort['componentsInProject']
   abstract readonly analytics: CatalogPort['analytics']
   abstract readonly controlsApps: CatalogPort['controlsApps']
+  abstract readonly userViews: CatalogPort['userViews']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
@@ -142,7 +146,7 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews
   private ended = false
 
   /** `pending`: announcements held back until the outermost transaction commits. */
@@ -158,7 +162,7 @@ class TxPort extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
-    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps; this.userViews = p.userViews
   }
 
   end(): void { this.ended = true }
@@ -190,7 +194,7 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews
   private readonly repos: Repositories
   private readonly gate = new Gate()
   readonly changes = new LocalChanges()
@@ -206,7 +210,7 @@ export class SqliteCatalog extends PortBase {
       tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
       files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
-      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now), controlsApps: new ControlsApps(db),
+      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now), controlsApps: new ControlsApps(db), userViews: new UserViews(db),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
@@ -217,7 +221,7 @@ export class SqliteCatalog extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
-    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps; this.userViews = p.userViews
   }
 
   /** @internal see sqliteConnectionForTests */

@@ -305,4 +305,26 @@ export const MIGRATIONS_5_ON: readonly Migration[] = [
     level TEXT,
     at INTEGER NOT NULL
   );`,
+  // 16: issue 33: per-user favorites and plot views (spec 1 access rule 9), gone with their
+  // user, project or datapoint.
+  `
+  CREATE TABLE favorites (
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    datapoint INTEGER NOT NULL REFERENCES datapoints(id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (user_id, datapoint)
+  );
+  CREATE INDEX favorites_datapoint ON favorites(datapoint);
+  CREATE TABLE plot_views (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX plot_views_user ON plot_views(user_id, project_id, id);
+  CREATE INDEX plot_views_project ON plot_views(project_id);
+  `,
 ]

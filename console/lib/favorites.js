@@ -10,7 +10,7 @@ export async function favorites(project) {
   let ids
   try {
     const r = await api('GET', `/v2/project/${project}/favorites`)
-    ids = new Set((r.items ?? r).map((/** @type {any} */ f) => f.dataPointID))
+    ids = new Set(r.favorites.map((/** @type {any} */ f) => f.dataPointID))
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { star: (/** @type {string} */ _id) => null }
     throw err
@@ -22,7 +22,8 @@ export async function favorites(project) {
       b.addEventListener('click', async () => {
         const on = !ids.has(id)
         try {
-          await api(on ? 'POST' : 'DELETE', `/v2/project/${project}/favorite`, { query: { dataPointID: id } })
+          if (on) await api('POST', `/v2/project/${project}/favorite`, { body: { dataPointID: id } })
+          else await api('DELETE', `/v2/project/${project}/favorite`, { query: { dataPointID: id } })
           on ? ids.add(id) : ids.delete(id)
           b.textContent = on ? '★' : '☆'
           b.setAttribute('aria-pressed', String(on))
@@ -35,12 +36,12 @@ export async function favorites(project) {
 
 /** The chart's URL parameters of a saved plot view. @param {any} v */
 export function plotViewParams(v) {
-  const s = v.spec ?? v
-  const first = (s.datapoints ?? []).find((/** @type {any} */ d) => typeof d === 'object' && d.units)
+  // A datapoint the caller may no longer read comes back masked (dataPointID null): left out.
+  const dps = v.datapoints.filter((/** @type {any} */ d) => d.dataPointID !== null)
   return {
-    dp: (s.datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID),
-    start: s.start, end: s.end, span: s.relative, samplerate: s.samplerate === 'auto' ? undefined : s.samplerate, aggregate: s.aggregate,
-    units: first?.units,
+    dp: dps.map((/** @type {any} */ d) => d.dataPointID),
+    start: v.start, end: v.end, span: v.relative, samplerate: v.samplerate === 'auto' ? undefined : v.samplerate, aggregate: v.aggregate,
+    units: dps.find((/** @type {any} */ d) => d.units)?.units,
   }
 }
 
@@ -56,7 +57,11 @@ export function saveViewButton(project, view) {
     if (!name) return
     const v = view()
     try {
-      await api('POST', `/v2/project/${project}/plotview`, { body: { name, datapoints: v.datapoints, relative_range: v.span, ...(v.samplerate ? { samplerate: v.samplerate } : {}), ...(v.aggregate ? { aggregate: v.aggregate } : {}) } })
+      await api('POST', `/v2/project/${project}/plotview`, { body: {
+        name, datapoints: v.datapoints.map((/** @type {string} */ id) => ({ dataPointID: id, ...(v.units ? { units: v.units } : {}) })),
+        ...(v.start ? { start: v.start, end: v.end } : { relative: v.span }),
+        samplerate: v.samplerate || 'auto', ...(v.samplerate && v.aggregate ? { aggregate: v.aggregate } : {}),
+      } })
       notify(`Saved plot view ${name}.`)
     } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
   })

@@ -20,6 +20,13 @@ export function spanMs(text) {
   return m ? Number(m[1]) * { m: 60e3, h: 3600e3, d: 86400e3, w: 7 * 86400e3 }[/** @type {'m'|'h'|'d'|'w'} */ (m[2])] : undefined
 }
 
+/** A span in the largest whole unit: 86400000 → `1d` (a plot view's relative range). @param {number} ms */
+export function spanText(ms) {
+  const minutes = Math.max(1, Math.round(ms / 60e3))
+  for (const [unit, n] of /** @type {[string, number][]} */ ([['w', 10080], ['d', 1440], ['h', 60]])) if (minutes % n === 0) return `${minutes / n}${unit}`
+  return `${minutes}m`
+}
+
 /** @param {HTMLElement} el @param {{ project: number, params: URLSearchParams }} ctx */
 export async function render(el, { project, params }) {
   const asked = [...new Set(params.getAll('dp'))]
@@ -66,7 +73,7 @@ export async function render(el, { project, params }) {
   const spanButtons = SPANS.map(([label, ms]) => h('button', { onclick: () => { span = /** @type {number} */ (ms); zooms.length = 0; end = Math.max(end, Date.now()); start = end - span; load() } }, /** @type {string} */ (label)))
   mount(el,
     h('h1', {}, ids.join(', ')),
-    h('div.toolbar', {}, spanButtons, back, rate, agg, rangeText, status, saveViewButton(project, () => ({ datapoints: ids, span: `${Math.round(span / 60e3)}m`, samplerate, aggregate, units }))),
+    h('div.toolbar', {}, spanButtons, back, rate, agg, rangeText, status, saveViewButton(project, () => ({ datapoints: ids, ...(following() ? { span: spanText(span) } : { start: new Date(start).toISOString(), end: new Date(end).toISOString() }), samplerate, aggregate, units }))),
     box,
     h('p.hint', {}, 'Drag across the chart to zoom (read again at finer sampling); double-click to go back.'))
 
@@ -131,7 +138,12 @@ export async function render(el, { project, params }) {
       }
       draw()
     },
-    onRevoked: (id) => notify(`${id}: you may no longer read it; no more live data of it.`, 'error'),
+    // Access taken away (roles or tags changed): what was drawn of it goes too.
+    onRevoked: (id) => {
+      const i = ids.indexOf(id)
+      if (i >= 0) { series[i] = []; draw() }
+      notify(`${id}: you may no longer read it.`, 'error')
+    },
     onState: (state, detail) => { status.dataset.state = state; status.textContent = state === 'live' ? '● live' : detail ?? state },
   })
   const resize = () => plot.setSize({ width: Math.max(300, box.clientWidth), height: 360 })

@@ -14,14 +14,16 @@ export async function render(el, { project }) {
     if (err instanceof ApiError && err.status === 404) { mount(el, h('h1', {}, 'Favorites'), h('p.empty', {}, 'This server has no favorites or plot views yet.')); return }
     throw err
   }
-  const favItems = favs.items ?? favs
-  const viewItems = views.items ?? views
+  const favItems = favs.favorites
+  const viewItems = views.plotviews
   mount(el, h('h1', {}, 'Favorites'),
     table([['Datapoint', (f) => h('a', { href: href('chart', { dp: f.dataPointID }) }, f.dataPointID)]], favItems, 'No favorite yet: star datapoints in the datapoint browser.'),
     favItems.length > 1 ? h('p', {}, h('a', { href: href('chart', { dp: favItems.map((/** @type {any} */ f) => f.dataPointID) }) }, 'Chart all favorites')) : null,
     h('h2', {}, 'Plot views'),
     table([
       ['View', (v) => h('a', { href: href('chart', plotViewParams(v)) }, v.name)],
-      ['Datapoints', (v) => ((v.spec ?? v).datapoints ?? []).map((/** @type {any} */ d) => typeof d === 'string' ? d : d.dataPointID).join(', ')],
+      ['Datapoints', (v) => v.datapoints.map((/** @type {any} */ d) => d.dataPointID ?? '(no longer readable)').join(', ')],
+      ['Range', (v) => v.relative ? `last ${v.relative}` : `${v.start} – ${v.end}`],
+      ['', (v) => h('button', { onclick: async () => { await api('DELETE', `/v2/project/${project}/plotview/${v.id}`); render(el, { project }) } }, 'Delete')],
     ], viewItems, 'No plot view yet: save one from a chart.'))
 }

@@ -7,6 +7,7 @@ import type { MqttAccountChange } from '../../catalog/mqtt-accounts.ts'
 import { DATAPOINT_TAGS } from '../../catalog/changes.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { controlsAppsContract } from './contract-controls-apps.ts'
+import { userViewsContract } from './contract-user-views.ts'
 
 /** Matches a typed catalog error by its HTTP status (core/errors.ts). */
 const E = (status: number): Error => ({ status }) as unknown as Error
@@ -21,6 +22,7 @@ async function seeded(t: Test, open: OpenCatalog) {
 }
 
 export function catalogContract(t: Test, open: OpenCatalog): void {
+  userViewsContract(t, open)
   t.test('companies: create with an admin role, names unique, update, delete with projects', async (t) => {
     const { c, company, user, project } = await seeded(t, open)
     t.same(await c.companies.get(company.id), { id: company.id, name: 'Acme', description: '' })

@@ -74,8 +74,15 @@ t.test('a narrow TagAuth in the console', async (t) => {
     t.same(answers.filter((a) => /"dataPointID":"secret\/b"|"value":5\d\d\b|666\.25/.test(a) && !a.includes('not found')), [], 'no API answer the page read carries it or its values')
     // The notice repeats the name the user typed, refused as for any unknown name; nothing else shows it.
     t.equal(await c.page.textContent('#notice'), `Datapoint 'secret/b' not found in project ${pid}`)
-    const html = await c.page.evaluate(() => { document.getElementById('notice')!.remove(); return document.documentElement.outerHTML })
+    const html = await c.page.evaluate(() => { const d = document.documentElement.cloneNode(true) as HTMLElement; d.querySelector('#notice')!.remove(); return d.outerHTML })
     t.notMatch(html, /666\.25|secret\/b/, 'the page shows neither it nor its values')
+  })
+  await t.test('when the TagAuth is taken away, what the chart drew of the datapoint goes', async (t) => {
+    const tagauth = role.body.resource.authed_tags[0].id
+    t.equal((await http('DELETE', `/v2/project/${pid}/role/${role.body.resource.id}/tagauth/${tagauth}`)).status, 200, 'the TagAuth removed')
+    await c.page.waitForFunction(() => document.querySelector('[data-testid=chart]')?.getAttribute('data-points') === '0', undefined, { timeout: 15_000 })
+    t.match(await c.page.textContent('#notice'), /open\/a: you may no longer read it/, 'the user is told why')
+    await c.shot('revoked')
   })
   t.same(c.errors, [], 'no uncaught error in the page')
 })

@@ -18,6 +18,7 @@ import { keyPartition } from '../../engine/log/kafka-partition.ts'
 import { requireService } from '../helpers/services.ts'
 import { testDatabase } from '../helpers/postgres.ts'
 import { holdsWithin, messageWithin, settleWithin, watchClose } from '../helpers/wait.ts'
+import { liveClient } from '../helpers/live-client.ts'
 
 const run = promisify(execFile)
 const RUN = `${process.pid}_${Date.now()}`
@@ -154,6 +155,19 @@ t.test('two brokers, two workers and an API on PostgreSQL, QuestDB, Kafka and Re
   const seen = messageWithin(sub, { what: 'the message published on broker A at a subscriber of broker B', timeoutMs: 10_000 })
   await a.publishAsync(`lintel/${handle}/y`, line('cross', 3), { qos: 1 })
   t.equal((await seen).text, line('cross', 3))
+
+  // Live subscriptions on the API process, which runs no bus: the worker that stored a batch
+  // relays it on the project's Redis channel (docs/scaled-mode.md "Live subscriptions"). A
+  // resume reads QuestDB first (via-a), then what broker B takes in arrives live.
+  const live = await liveClient(api.url!, { authorization: ADMIN })
+  live.send({ type: 'subscribe', project_id: pid, datapoints: ['via-a', 'live'], since: '2023-11-14T00:00:00Z' })
+  await live.next('live')
+  t.same(live.points('via-a'), [{ time: '2023-11-14T22:13:21Z', value: 1, fill: true }], 'the resume reads the store')
+  await b.publishAsync(`lintel/${handle}/x`, line('live', 4), { qos: 1 })
+  await b.publishAsync(`lintel/${handle}/x`, line('live', 5), { qos: 1 })
+  t.ok(await until(async () => live.points('live').length === 2, 15_000), 'what broker B took in reaches the API\'s socket, once stored')
+  t.same(live.points('live').map((x) => x.value), [4, 5], 'in order')
+  live.ws.close()
 
   // Two workers split the log's 6 partitions; a virtual datapoint (the twin of 'stream')
   // runs on the worker that owns the project's partition.

@@ -6,8 +6,11 @@
 // to each subscriber's frame (p50, p99; a frame that arrives before the acknowledgement counts
 // as 0), the ingest rate achieved and the acknowledgement latency (request sent → 200), and
 // the same run without subscribers, side by side (alternating, BENCH_RUNS pairs).
+// The subscribers run in a worker thread of their own, so that reading 1,000 sockets does not
+// delay the publisher's requests (times are absolute: timeOrigin + now() in both threads).
 // Usage: npm run bench:live   (BENCH_RUNS, BENCH_SUBSCRIBERS, BENCH_RATE, BENCH_SECONDS, BENCH_SERIES)
 import { Agent } from 'undici'
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads'
 import WebSocket from 'ws'
 import { basicHeader, createProject, emit, median, progress, startServer, type Server } from './lib.ts'
 
@@ -31,28 +34,60 @@ function body(tick: number): string {
   return `{${parts.join(',')}}`
 }
 
-async function subscribe(server: Server, pid: number, n: number): Promise<{ sockets: WebSocket[]; arrivals: Map<number, number[]> }> {
-  const arrivals = new Map<number, number[]>() // tick → arrival times (ms)
+const clock = () => performance.timeOrigin + performance.now()
+
+/** The worker's side: opens the sockets, subscribes, then reports arrival times per tick on request. */
+async function subscriberThread(d: { url: string; pid: number; n: number }): Promise<void> {
+  const arrivals = new Map<number, number[]>() // tick → arrival times (absolute ms)
   const sockets: WebSocket[] = []
-  for (let k = 0; k < n; k++) {
-    const ws = new WebSocket(server.url.replace(/^http/, 'ws') + '/v2/live', { headers: { authorization: basicHeader }, perMessageDeflate: false })
+  let closedEarly = 0
+  for (let k = 0; k < d.n; k++) {
+    const ws = new WebSocket(d.url.replace(/^http/, 'ws') + '/v2/live', { headers: { authorization: basicHeader }, perMessageDeflate: false })
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject) })
     sockets.push(ws)
     ws.on('message', (data) => {
-      const now = performance.now()
-      const m = JSON.parse(data.toString())
-      if (m.type !== 'observations') return
-      const tick = Math.floor((Date.parse(m.data[0].time) - T0) / 1000)
+      const now = clock()
+      const text = data.toString()
+      if (!text.startsWith('{"type":"observations"')) return
+      const at = text.indexOf('"time":"') + 8
+      const tick = Math.floor((Date.parse(text.slice(at, text.indexOf('"', at))) - T0) / 1000)
       let list = arrivals.get(tick)
       if (!list) arrivals.set(tick, list = [])
       list.push(now)
     })
-    ws.on('close', (code) => { if (code !== 1000 && code !== 1005) progress(`subscriber ${k} closed ${code}`) })
+    ws.on('close', (code) => { if (code !== 1000 && code !== 1005) closedEarly++ })
     const subscribed = new Promise((resolve) => ws.once('message', resolve))
-    ws.send(JSON.stringify({ type: 'subscribe', project_id: pid, datapoints: [`dp ${k % series}`] }))
+    ws.send(JSON.stringify({ type: 'subscribe', project_id: d.pid, datapoints: [`dp ${k % series}`] }))
     await subscribed
   }
-  return { sockets, arrivals }
+  parentPort!.postMessage({ ready: true })
+  parentPort!.on('message', (m: { expected: number }) => {
+    const count = () => [...arrivals.values()].reduce((n, l) => n + l.length, 0)
+    const deadline = clock() + 10_000
+    const report = () => {
+      if (count() < m.expected && clock() < deadline) return setTimeout(report, 50)
+      for (const ws of sockets) ws.close()
+      parentPort!.postMessage({ arrivals: [...arrivals], closedEarly })
+    }
+    report()
+  })
+}
+
+if (!isMainThread) await subscriberThread(workerData)
+
+/** Starts the subscriber thread; resolves once every socket is subscribed. */
+async function subscribe(server: Server, pid: number, n: number): Promise<{ collect(expected: number): Promise<{ arrivals: Map<number, number[]>; closedEarly: number }>; worker: Worker }> {
+  // The thread loads this file through tsx's loader (Node 20 ignores --import in a worker's execArgv).
+  const code = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register(); await import(${JSON.stringify(import.meta.url)})`
+  const worker = new Worker(new URL('data:text/javascript,' + encodeURIComponent(code)), { workerData: { url: server.url, pid, n } })
+  await new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject) })
+  return {
+    worker,
+    collect: (expected) => new Promise((resolve) => {
+      worker.once('message', (m: { arrivals: [number, number[]][]; closedEarly: number }) => resolve({ arrivals: new Map(m.arrivals), closedEarly: m.closedEarly }))
+      worker.postMessage({ expected })
+    }),
+  }
 }
 
 async function run(withSubscribers: boolean) {
@@ -67,38 +102,37 @@ async function run(withSubscribers: boolean) {
     const bodies = Array.from({ length: seconds * 10 }, (_, i) => body(i))
     const acked = new Map<number, number>()
     const ackLatency: number[] = []
-    const started = performance.now()
+    const started = clock()
     let stored = 0
     const inFlight: Promise<void>[] = []
     for (let tick = 0; tick < bodies.length; tick++) {
       const due = started + tick * 100
-      const wait = due - performance.now()
+      const wait = due - clock()
       if (wait > 0) await new Promise((r) => setTimeout(r, wait))
-      const sent = performance.now()
+      const sent = clock()
       inFlight.push(post(bodies[tick]).then(async (res) => {
         await res.arrayBuffer()
         if (res.status !== 200) throw new Error(`ingest ${res.status}`)
-        const now = performance.now()
+        const now = clock()
         acked.set(tick, now)
         ackLatency.push(now - sent)
         stored += series * perTick
       }))
     }
     await Promise.all(inFlight)
-    const elapsed = (performance.now() - started) / 1000
+    const elapsed = (clock() - started) / 1000
     const live: number[] = []
     let frames = 0
     if (subs) {
       const expected = bodies.length * subscribers
-      const deadline = performance.now() + 10_000
-      while (performance.now() < deadline && [...subs.arrivals.values()].reduce((n, l) => n + l.length, 0) < expected) await new Promise((r) => setTimeout(r, 50))
-      for (const [tick, list] of subs.arrivals) {
+      const { arrivals, closedEarly } = await subs.collect(expected)
+      await subs.worker.terminate()
+      for (const [tick, list] of arrivals) {
         const ack = acked.get(tick)
         if (tick < 0 || ack === undefined) continue
         for (const at of list) { live.push(Math.max(0, at - ack)); frames++ }
       }
-      for (const ws of subs.sockets) ws.close()
-      if (frames < expected) progress(`only ${frames} of ${expected} frames arrived`)
+      if (frames < expected) progress(`only ${frames} of ${expected} frames arrived; ${closedEarly} sockets closed early`)
     }
     await dispatcher.close()
     return { rate: Math.round(stored / elapsed), ackP99: pct(ackLatency, 0.99), liveP50: pct(live, 0.5), liveP99: pct(live, 0.99), frames }
@@ -107,6 +141,7 @@ async function run(withSubscribers: boolean) {
   }
 }
 
+if (isMainThread) {
 const withSubs: Awaited<ReturnType<typeof run>>[] = []
 const without: Awaited<ReturnType<typeof run>>[] = []
 for (let r = 1; r <= runs; r++) {
@@ -122,3 +157,4 @@ emit({
   ingest_per_s_with: m(withSubs.map((x) => x.rate)), ingest_per_s_without: m(without.map((x) => x.rate)),
   ack_p99_ms_with: m(withSubs.map((x) => x.ackP99)), ack_p99_ms_without: m(without.map((x) => x.ackP99)),
 })
+}

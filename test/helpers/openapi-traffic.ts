@@ -270,6 +270,26 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await ok(143, 'GET', `/v2/datapoint/setpoints?${sp}`)
   await bad(143, 'GET', `/v2/datapoint/setpoints?project_id=${pid}&dataPointID=unknown`)
 
+  // Live subscriptions (190): a WebSocket; over plain HTTP it only refuses (test/api/live.test.ts has the socket).
+  await bad(190, 'GET', `/v2/live?project_id=${pid}`)
+  // Favorites and plot views (191-198), the caller's own.
+  await ok(192, 'POST', `${p}/favorite`, { body: { dataPointID: 'room A temp' } })
+  await bad(192, 'POST', `${p}/favorite`, { body: { dataPointID: 'no such datapoint' } })
+  await ok(191, 'GET', `${p}/favorites`)
+  await bad(191, 'GET', `${p}/favorites`, { who: newbie })
+  await ok(193, 'DELETE', `${p}/favorite?dataPointID=${encodeURIComponent('room A temp')}`)
+  await bad(193, 'DELETE', `${p}/favorite?dataPointID=${encodeURIComponent('room A temp')}`)
+  const view = { name: 'Room A', datapoints: [{ dataPointID: 'room A temp', units: 'degC' }], relative: '24h', samplerate: 'auto' }
+  const viewId = (await ok(195, 'POST', `${p}/plotview`, { body: view })).body.resource.id as number
+  await bad(195, 'POST', `${p}/plotview`, { body: { ...view, relative: '24 hours' } })
+  await ok(194, 'GET', `${p}/plotviews`)
+  await bad(194, 'GET', `${p}/plotviews`, { who: newbie })
+  await ok(196, 'GET', `${p}/plotview/${viewId}`)
+  await bad(196, 'GET', `${p}/plotview/999999`)
+  await ok(197, 'PUT', `${p}/plotview/${viewId}`, { body: { name: 'Room A, today' } })
+  await bad(197, 'PUT', `${p}/plotview/${viewId}`, { body: { start: '2024-01-02T00:00:00Z', end: '2024-01-01T00:00:00Z' } })
+  await ok(198, 'DELETE', `${p}/plotview/${viewId}`)
+  await bad(198, 'DELETE', `${p}/plotview/${viewId}`)
   // Controls apps (170-181) on the heating circuit, its setpoint pin on the writable point.
   async function controlsApps(pid: number, cipId: number) {
     const p = `/v2/project/${pid}`

@@ -41,6 +41,8 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   118: [409], 121: [409],
   // analysis (150-161): the instance of a (function, component) pair exists
   151: [409],
+  // acknowledge and clear (200, 201): not raised, or acknowledged already
+  200: [409], 201: [409],
 }
 
 /** Headers that come with some failures (error-handler.ts). */

@@ -61,6 +61,8 @@ export interface AppDeps {
   store: TimeseriesStore
   /** Where ingested observations go; default: the store's append. */
   ingest?: Ingest
+  /** Where CSV imports go; default `ingest`. */
+  importIngest?: Ingest
   logger?: Logger | false
   /** Lifetime of bearer tokens issued by POST /v2/auth/token, seconds. */
   tokenTtlSeconds?: number
@@ -194,7 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.onProjectDeleted?.(projectId)
     documents.dropProjectSpace(projectId).catch((err) => app.log.warn({ err, projectId }, 'documents: objects of a deleted project not removed; the sweep retries'))
   }
-  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
+  const ctx: RouteContext = { catalog: deps.catalog, auth, store: deps.store, ingest, importIngest: deps.importIngest, tokenTtlSeconds: deps.tokenTtlSeconds ?? 3600, onProjectDeleted, onProjectDeleting: deps.onProjectDeleting, metrics: deps.metrics }
   await app.register(metaRoutes, ctx)
   await app.register(authRoutes, ctx)
   await app.register(userRoutes, ctx)

@@ -43,6 +43,8 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   151: [409],
   // controls apps (170-181): the state does not allow the move (or changed meanwhile); no broker reachable from this process
   170: [503], 174: [409, 503], 175: [503], 176: [409, 503], 177: [409, 503], 178: [503],
+  // acknowledge and clear (200, 201): not raised, or acknowledged already
+  200: [409], 201: [409],
 }
 
 /** Headers that come with some failures (error-handler.ts). */

@@ -11,6 +11,8 @@ export interface RouteContext {
   auth: Authenticator
   store: TimeseriesStore
   ingest: Ingest
+  /** Where CSV imports go (default `ingest`): its own port so the operator's metrics count it apart. */
+  importIngest?: Ingest
   tokenTtlSeconds: number
   onProjectDeleted?: (projectId: number) => void
   onProjectDeleting?: (projectId: number) => Promise<void> | void

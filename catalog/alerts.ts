@@ -3,6 +3,8 @@
 // notifications. The lifecycle codes are the engine's table (engine/alerts/lifecycle.ts);
 // what a checkpoint or a payload holds is the engine's business: this module stores text.
 // Every method is async (the catalog is becoming a Promise-returning port).
+import type { AlertEventKind } from '../core/alert-acknowledgement.ts'
+export { endsAcknowledgement, notifiesWhileAcknowledged } from '../core/alert-acknowledgement.ts'
 
 export type AlertKind = 'threshold' | 'throughput'
 export type AlertLevel = 'info' | 'warn' | 'crit'
@@ -35,11 +37,12 @@ export interface NewAlert {
   attributes: Record<string, string>
 }
 
+
 /**
  * raise / reset: the evaluation moved (engine/alerts); ack / clear: a person acknowledged or
  * cleared the raised alert (issue 34 item 3), with who (`actor`, the user's e-mail) and a comment.
  */
-export type AlertEventKind = 'raise' | 'reset' | 'ack' | 'clear'
+export type { AlertEventKind }
 
 export interface AlertEvent {
   id: number
@@ -61,13 +64,8 @@ export type NewEvent = Omit<AlertEvent, 'id' | 'alert_id' | 'recorded_at'>
 /** The acknowledgement of an alert's current raise: until it resets or is cleared. */
 export interface AlertAck { alert_id: number; event_id: number; actor: string; comment: string | null; level: AlertLevel | null; at: number }
 
-/**
- * The rule of acknowledgement (issue 34 item 3), applied inside the transaction that records a
- * transition: an acknowledged alert's raises (escalations included) are recorded without
- * notification; a reset or a clear ends the acknowledgement and is notified.
- */
-export const notifiesWhileAcknowledged = (kind: AlertEventKind): boolean => kind !== 'raise'
-export const endsAcknowledgement = (kind: AlertEventKind): boolean => kind === 'reset' || kind === 'clear'
+// The rule of acknowledgement (an acknowledged alert's raises are not notified until a reset
+// or a clear) is core/alert-acknowledgement.ts, applied by both adapters in recordTransitions.
 
 /** One raise or reset: its event, the checkpoint after it, and the channels to notify. */
 export interface Transition {

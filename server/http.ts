@@ -37,7 +37,7 @@ export async function startHttp(w: Wiring): Promise<Running> {
   const spoolDir = join(config.dataDir, 'spool')
   mkdirSync(spoolDir, { recursive: true })
   const app = await buildApp({
-    catalog: need(w.catalog, 'catalog'), store: path.store, ingest: path.ingest, logger, spoolDir, library: w.library, analytics: need(w.analytics, 'analytics'),
+    catalog: need(w.catalog, 'catalog'), store: path.store, ingest: w.metrics.counting(path.ingest, 'http'), importIngest: w.metrics.counting(path.ingest, 'import'), logger, spoolDir, library: w.library, analytics: need(w.analytics, 'analytics'),
     tokenTtlSeconds: config.tokenTtlSeconds, uploadLimit: config.uploadLimit, ingestBodyLimit: config.ingestBodyLimit,
     headersTimeoutMs: config.httpTimeouts.headersMs, bodyTimeoutMs: config.httpTimeouts.bodyMs, importMinRate: config.uploads,
     onMqttAccountRevoked: (username) => broker?.revoke(username),

@@ -14,6 +14,7 @@
 import pino from 'pino'
 import { loadComponentLibrary } from '../engine/analytics/library.ts'
 import { WebhookAddressPolicy } from '../engine/notify/address-policy.ts'
+import { LintelMetrics } from './prometheus.ts'
 import { ProjectRuntimes } from '../engine/project-runtimes.ts'
 import { startParts } from './compose.ts'
 import { ConfigError, loadConfig, type Config } from './config.ts'
@@ -61,7 +62,7 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization', '*.password'] })
   // The component library first: a broken file stops the start with one line, before anything opens.
   const library = loadComponentLibrary(config.componentsDir)
-  const w: Wiring = { config, logger, seams, library, projectRuntimes: new ProjectRuntimes(), webhookPolicy: new WebhookAddressPolicy(config.webhookAllow) }
+  const w: Wiring = { config, logger, seams, library, projectRuntimes: new ProjectRuntimes(), webhookPolicy: new WebhookAddressPolicy(config.webhookAllow), metrics: new LintelMetrics() }
   const parts = await startParts(PARTS, config.roles, w, logger)
   logger.debug({ parts: parts.names }, 'started')
   const stop = async () => {
@@ -70,8 +71,8 @@ async function startLocked(config: Config, lock: { release: () => void } | undef
     // successor takes the lock over once this process is gone).
     lock?.release()
   }
-  const { app, broker, catalog, vdp: vdpRuntime, alerts, setpoints, controls, projectRuntimes, documents, address, caFile, storageUrl } = w
-  return { app, broker, catalog: catalog!, store: w.path!.store, vdpRuntime, alerts, setpoints, controls, projectRuntimes, documents, address, caFile, storageUrl, stop }
+  const { app, broker, catalog, vdp: vdpRuntime, alerts, setpoints, controls, projectRuntimes, documents, address, caFile, storageUrl, metricsAddress } = w
+  return { app, broker, catalog: catalog!, store: w.path!.store, vdpRuntime, alerts, setpoints, controls, projectRuntimes, documents, address, caFile, storageUrl, metricsAddress, stop }
 }
 
 /** One line for a failed start: our own problems by their message, others with their code. */

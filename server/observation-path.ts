@@ -10,6 +10,7 @@ import { openScaledPath } from '../engine/observation-path/scaled.ts'
 import type { TimeseriesStore } from '../engine/store/port.ts'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
 import type { Config } from './config.ts'
+import type { LintelMetrics } from './prometheus.ts'
 
 /** Seams for tests: wrap the opened store (hold or fail writes), bound the ingest queue. */
 export interface StartSeams {
@@ -17,12 +18,12 @@ export interface StartSeams {
   ingestQueue?: { maxPending?: number; maxBatch?: number }
 }
 
-async function openStore(config: Config, logger: Logger): Promise<TimeseriesStore> {
+async function openStore(config: Config, logger: Logger, metrics?: LintelMetrics): Promise<TimeseriesStore> {
   if (config.store === 'questdb') {
     const { openQuestdbStore } = await import('../engine/store/questdb-store.ts')
     return openQuestdbStore({ url: config.questdb!, table: config.questdbTable, logger })
   }
-  return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger })
+  return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger, observer: metrics?.storeObserver() })
 }
 
 async function openLog(config: Config, logger: Logger): Promise<ObservationLog> {
@@ -32,9 +33,11 @@ async function openLog(config: Config, logger: Logger): Promise<ObservationLog> 
   return openKafkaLog({ brokers: config.kafkaBrokers!, topic: config.kafkaTopic, clientId: `lintel-${config.nodeId}`, sessionTimeoutMs: 6_000, onError: (err) => logger.warn({ err }, 'kafka') })
 }
 
-export async function openPath(config: Config, logger: Logger, seams: StartSeams): Promise<ObservationPath> {
-  const opened = await openStore(config, logger)
-  const store = seams.wrapStore ? seams.wrapStore(opened) : opened
+/** `metrics`: the operator's metrics, told of the store's commits and compactions and timing its reads. */
+export async function openPath(config: Config, logger: Logger, seams: StartSeams, metrics?: LintelMetrics): Promise<ObservationPath> {
+  const opened = await openStore(config, logger, metrics)
+  const wrapped = seams.wrapStore ? seams.wrapStore(opened) : opened
+  const store = metrics ? metrics.timedReads(wrapped) : wrapped
   if (config.log !== 'kafka') return openEmbeddedPath({ store, queue: seams.ingestQueue })
   try {
     const log = await openLog(config, logger)

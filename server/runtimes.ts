@@ -31,6 +31,7 @@ import type { Part } from './compose.ts'
 import type { Config } from './config.ts'
 import { startHttp } from './http.ts'
 import { startMetricsSnapshots } from './metrics-snapshot.ts'
+import { startMetricsListener } from './prometheus-listener.ts'
 import { openPath } from './observation-path.ts'
 import { need, type Wiring } from './wiring.ts'
 
@@ -76,7 +77,7 @@ export const PARTS: readonly Part<Wiring>[] = [
     // Storage-first: the path makes every observation durable before its bus carries it.
     name: 'observation path', roles: ALL,
     start: async (w) => {
-      const path = await openPath(w.config, w.logger, w.seams)
+      const path = await openPath(w.config, w.logger, w.seams, w.metrics)
       w.path = path
       return { stop: () => path.close() }
     },
@@ -90,6 +91,19 @@ export const PARTS: readonly Part<Wiring>[] = [
       const path = need(w.path, 'observation path')
       const stop = startMetricsSnapshots(w.config.dataDir, () => ({ ...(w.broker?.metrics() ?? {}), ...path.metrics() }), (err) => w.logger.warn({ err }, 'metrics: snapshot not written'))
       return { stop: async () => stop() }
+    },
+  },
+  {
+    // The operator's Prometheus listener (LINTEL_METRICS_PORT; off by default): the parts'
+    // counters are read at each scrape, so those started later join as they start.
+    name: 'metrics listener', roles: ALL, when: (w) => w.config.metricsListener !== undefined,
+    start: async (w) => {
+      const path = need(w.path, 'observation path')
+      w.metrics.readFrom({ path: () => path.metrics(), broker: () => w.broker?.metrics(), alerts: () => w.alerts?.metrics() })
+      const listener = await startMetricsListener(w.config.metricsListener!, w.metrics.registry, (err) => w.logger.warn({ err }, 'metrics: scrape failed'))
+      w.metricsAddress = listener.address
+      w.logger.info({ address: `${listener.address}/metrics` }, 'metrics: Prometheus listener')
+      return { stop: listener.stop }
     },
   },
   {
@@ -115,7 +129,7 @@ export const PARTS: readonly Part<Wiring>[] = [
     start: async (w) => {
       const path = need(w.path, 'observation path')
       const started = await startVirtualDatapoints({
-        catalog: need(w.catalog, 'catalog'), store: path.reads, ingest: path.outputs, bus: path.bus, log: w.logger.child({ component: 'vdp' }),
+        catalog: need(w.catalog, 'catalog'), store: path.reads, ingest: w.metrics.counting(path.outputs, 'vdp'), bus: path.bus, log: w.logger.child({ component: 'vdp' }),
         owns: (projectId) => path.owns(projectId), latenessUs: w.config.vdpLatenessSeconds * 1_000_000,
       })
       w.vdp = started.runtime
@@ -169,7 +183,7 @@ export const PARTS: readonly Part<Wiring>[] = [
       if (tls.generated) logger.info({ cert: tls.certPath }, 'mqtt: generated a self-signed certificate; clients pass it as their CA file')
       w.caFile = tls.certPath
       const broker = await startBroker({
-        catalog: need(w.catalog, 'catalog'), resolver: need(w.resolver, 'catalog'), ingest: path.ingest, ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
+        catalog: need(w.catalog, 'catalog'), resolver: need(w.resolver, 'catalog'), ingest: w.metrics.counting(path.ingest, 'mqtt'), ingestMetrics: () => path.metrics(), log: logger.child({ component: 'mqtt' }),
         redisUrl: config.redisUrl, nodeId: config.nodeId, maxPacketBytes: config.mqtt.maxPacketBytes, preAuth: config.mqtt.preAuth,
         listen: { host: config.host, tlsPort: config.mqtt.tlsPort, wsPort: config.mqtt.wsPort, tcpPort: config.mqtt.tcpPort, cert: tls.cert, key: tls.key },
       })

@@ -17,6 +17,7 @@ import type { DatapointResolver } from '../ingest/datapoint-resolver.ts'
 import type { Broker } from '../ingest/mqtt/broker.ts'
 import type { Config } from './config.ts'
 import type { StartSeams } from './observation-path.ts'
+import type { LintelMetrics } from './prometheus.ts'
 
 /** What the parts share: the settings, then what each started part gives the later ones. */
 export interface Wiring {
@@ -26,6 +27,8 @@ export interface Wiring {
   readonly library: ComponentLibrary
   readonly projectRuntimes: ProjectRuntimes
   readonly webhookPolicy: WebhookAddressPolicy
+  /** The operator's Prometheus metrics of this process (served only with LINTEL_METRICS_PORT). */
+  readonly metrics: LintelMetrics
   catalog?: Catalog
   path?: ObservationPath
   resolver?: DatapointResolver
@@ -42,6 +45,8 @@ export interface Wiring {
   storageUrl?: string
   app?: Awaited<ReturnType<typeof buildApp>>
   address?: string
+  /** Where GET /metrics listens, when the operator turned it on. */
+  metricsAddress?: string
 }
 
 /** A part that runs before `name` gave what it needs: a mistake in the list, said plainly. */

@@ -60,7 +60,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
     const canWrite = access.test(req, endpointNo, 'write')
     const job = {
       projectId: req.project.id, input: input(), log: req.log, spoolDir: ctx.spoolDir,
-      writer: () => new ImportWriter(ctx.catalog, ctx.ingest, req.project.id, canWrite),
+      writer: () => new ImportWriter(ctx.catalog, ctx.importIngest ?? ctx.ingest, req.project.id, canWrite),
     }
     try {
       const result = onError === 'abort' ? await importAbort(job) : await importContinue(job)

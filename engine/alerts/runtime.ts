@@ -16,7 +16,8 @@
 // Notifications are rate-bounded per alert (debounce.ts): an event inside an alert's window
 // is stored without an outbox entry and covered by the window's coalesced notification.
 import { Subscription } from 'rxjs'
-import { notifiesWhileAcknowledged, type AlertEvent, type AlertRecord, type OutboxEntry, type Transition } from '../../catalog/alerts.ts'
+import type { AlertEvent, AlertRecord, OutboxEntry, Transition } from '../../catalog/alerts.ts'
+import { notifiesWhileAcknowledged } from '../../core/alert-acknowledgement.ts'
 import { acknowledgeAlert, clearAlert, type Actor } from './people.ts'
 import type { Catalog } from '../../catalog/index.ts'
 import type { ObservationBus } from '../observation-bus.ts'

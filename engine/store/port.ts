@@ -61,6 +61,16 @@ export interface SampleQuery {
  */
 export interface AnswerFrame { head: string; field: string; lastBuckets?: number; tail?: string }
 
+/** What a store reports of its own work, for the operator's metrics (issue 34 item 4); every member optional. */
+export interface StoreObserver {
+  /** One commit of appends took this long. */
+  commit?(seconds: number): void
+  /** One compaction step (ingest tail into the main table and rollups) took this long. */
+  compaction?(seconds: number): void
+  /** Rows in the ingest tail now. */
+  tailRows?(rows: number): void
+}
+
 export interface TimeseriesStore {
   /** Durable once the promise resolves; same (series, time) replaces the value. */
   append(batch: readonly Observation[]): Promise<void>

@@ -55,6 +55,7 @@ import { ReadPool } from './sqlite-read-pool.ts'
 import { DB_FILE } from './sqlite-schema.ts'
 import { spawnModuleWorker } from './worker-boot.ts'
 import type { WriterData, WriterReply, WriterRequest } from './sqlite-writer.ts'
+import type { StoreObserver } from './port.ts'
 import type { CheckpointerReply, CheckpointerRequest } from './sqlite-checkpointer.ts'
 
 export interface SqliteStoreOptions {
@@ -67,6 +68,8 @@ export interface SqliteStoreOptions {
   /** Ingest tail compacted at this many rows / after this many ms (sqlite-writer.ts TAIL_ROWS, TAIL_MS). */
   tailRows?: number
   tailMs?: number
+  /** Told of the writer's commits, compaction steps and tail size (the operator's metrics). */
+  observer?: StoreObserver
 }
 
 type Pending = { resolve: () => void; reject: (err: Error) => void; rows: number }
@@ -103,7 +106,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<Timeser
     throw err
   }
   const log = opts.logger?.child({ module: 'timeseries-store' })
-  return new SqliteStore(worker, reader, await startCheckpointer(file, log), log, opts.maxPendingRows ?? 4_000_000)
+  return new SqliteStore(worker, reader, await startCheckpointer(file, log), log, opts.maxPendingRows ?? 4_000_000, opts.observer)
 }
 
 /** The checkpointer (sqlite-checkpointer.ts); without it the store still works, its writer checkpointing alone. */
@@ -138,6 +141,7 @@ class SqliteStore implements TimeseriesStore {
     private checkpointer: Worker | undefined,
     private readonly log: Logger | undefined,
     private readonly maxPendingRows: number,
+    private readonly observer?: StoreObserver,
   ) {
     // One that stopped (an error) is not waited for at close.
     checkpointer?.once('exit', () => { this.checkpointer = undefined })
@@ -254,6 +258,12 @@ class SqliteStore implements TimeseriesStore {
   private settle(m: WriterReply): void {
     // id -1: the writer's own work failed (compacting the tail); nothing waits for it.
     if (m.id === -1 && !m.ok) { this.log?.error(m.message); return }
+    if (m.id === -2 && m.ok && 'commitMs' in m) {
+      for (const ms of m.commitMs) this.observer?.commit?.(ms / 1000)
+      for (const ms of m.compactMs) this.observer?.compaction?.(ms / 1000)
+      this.observer?.tailRows?.(m.tailRows)
+      return
+    }
     const p = this.pending.get(m.id)
     if (!p) return
     this.pending.delete(m.id)

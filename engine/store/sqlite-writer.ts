@@ -20,8 +20,13 @@ export type WriterRequest =
   | { id: number; op: 'replace'; series: number; start: number; end: number; data: Float64Array }
   | { id: number; op: 'close' }
 
-/** id 0 answers the start (ready or failed to open). */
-export type WriterReply = { id: number; ok: true } | { id: number; ok: false; message: string }
+/**
+ * id 0 answers the start (ready or failed to open); id -2 reports the writer's own work since
+ * the last report (issue 34 item 4, the operator's metrics): commit and compaction-step
+ * durations in ms, and the rows in the ingest tail now.
+ */
+export type WriterReply = { id: number; ok: true } | { id: number; ok: false; message: string } | WriterStats
+export interface WriterStats { id: -2; ok: true; commitMs: number[]; compactMs: number[]; tailRows: number }
 
 export interface WriterData {
   file: string
@@ -119,9 +124,20 @@ function start({ file, tailRows = TAIL_ROWS, tailMs = TAIL_MS }: WriterData): vo
   // tailRows 0: no tail, appends go straight to obs and the rollups (the layout before the
   // tail; tests compare the two).
   const commit = tailRows > 0 ? (data: Float64Array) => tail.append(data) : insertTx
+  // Durations since the last report (sent once per pump, when there are any).
+  let commitMs: number[] = []
+  let compactMs: number[] = []
+  const report = (): void => {
+    if (commitMs.length === 0 && compactMs.length === 0) return
+    port.postMessage({ id: -2, ok: true, commitMs, compactMs, tailRows: tail.rows } satisfies WriterStats)
+    commitMs = []
+    compactMs = []
+  }
   const writeGroup = (group: Array<WriterRequest & { op: 'append' }>): void => {
     try {
+      const began = performance.now()
       commit(concat(group.map((r) => r.data)))
+      commitMs.push(performance.now() - began)
       for (const r of group) reply({ id: r.id, ok: true })
     } catch (err) {
       if (group.length === 1) { reply({ id: group[0].id, ok: false, message: errorText(err) }); return }
@@ -136,7 +152,8 @@ function start({ file, tailRows = TAIL_ROWS, tailMs = TAIL_MS }: WriterData): vo
   // readable, and the step is tried again later. The error fails no request.
   let stepFailures = 0
   const compactStep = (): void => {
-    try { tail.step(); stepFailures = 0 } catch (err) {
+    const began = performance.now()
+    try { tail.step(); stepFailures = 0; compactMs.push(performance.now() - began) } catch (err) {
       stepFailures++
       port.postMessage({ id: -1, ok: false, message: `compacting the ingest tail failed: ${errorText(err)}` } satisfies WriterReply)
     }
@@ -160,6 +177,7 @@ function start({ file, tailRows = TAIL_ROWS, tailMs = TAIL_MS }: WriterData): vo
     if (head < queue.length) lastRequest = Date.now()
     drain()
     if (closed) return
+    report()
     const now = Date.now()
     if (!tail.compacting && tailRows > 0 && tail.rows > 0 && (tail.rows >= tailRows || tail.age(now) >= tailMs || now - lastRequest >= IDLE_MS)) tail.freeze()
     if (tail.compacting) {

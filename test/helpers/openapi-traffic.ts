@@ -3,6 +3,7 @@
 // test validates the answers against the served document (test/api/openapi.test.ts); the
 // same traffic sent through `prism proxy` lets Prism validate it (scripts/openapi-traffic.ts).
 import { basic, type Login } from './platform.ts'
+import { waitFor } from './wait.ts'
 
 export interface Exchange {
   endpoint: number
@@ -195,6 +196,14 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(107, 'GET', `${p}/alert/999999`)
   await ok(108, 'GET', `${p}/alert/${alertId}/events`)
   await bad(108, 'GET', `${p}/alert/999999/events`)
+  // Acknowledge and clear (200, 201): an alert any value raises, raised by one observation.
+  const raisedId = (await ok(100, 'POST', `/v2/alert/threshold?project_id=${pid}`, { body: { ...alertBody, name: 'always', thresholds: { info: { lower: 1e9 } } } })).body.resource.id as number
+  await ok(50, 'POST', `${p}/timeseries`, { body: { 'room A temp': [{ time: new Date().toISOString(), value: 21 }] } })
+  await waitFor(async () => (await ok(107, 'GET', `${p}/alert/${raisedId}`)).body.state.raised, { what: 'the alert evaluated after the store write', timeoutMs: 20_000, intervalMs: 50 })
+  await ok(200, 'POST', `/v2/alert/${raisedId}/acknowledge?project_id=${pid}`, { body: { comment: 'seen' } })
+  await bad(200, 'POST', `/v2/alert/${raisedId}/acknowledge?project_id=${pid}`, { body: { comment: 'seen twice' } })
+  await ok(201, 'POST', `/v2/alert/${raisedId}/clear?project_id=${pid}`, { body: {} })
+  await bad(201, 'POST', `/v2/alert/${raisedId}/clear?project_id=${pid}`)
   await ok(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
   await bad(104, 'DELETE', `/v2/alert/${silentId}?project_id=${pid}`)
 

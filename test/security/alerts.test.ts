@@ -1,11 +1,11 @@
-// Issue 9 style attacks on alerts (endpoints 100-108, issue 13 item 5): a caller without the
+// Issue 9 style attacks on alerts (endpoints 100-108, issue 13 item 5; acknowledge and clear 200-201, issue 34): a caller without the
 // grant, a caller whose TagAuth reaches only another datapoint (room A, not the alert's room
 // B), and the admin of another company. An alert the caller may not read does not exist for
 // the caller (404); the webhook secret is never shown to anyone.
 import t, { type Test } from 'tap'
 import { addProject, addUser, platform, type Login } from '../helpers/platform.ts'
 
-const ALL_ALERTS = [100, 101, 102, 103, 104, 105, 106, 107, 108]
+const ALL_ALERTS = [100, 101, 102, 103, 104, 105, 106, 107, 108, 200, 201]
 const SECRET = 'the-webhook-secret-1'
 
 async function world(t: Test) {
@@ -36,7 +36,9 @@ async function attackAll(p: Awaited<ReturnType<typeof world>>['p'], who: Login, 
   const calls: [number, string, string][] = [
     [102, 'POST', `/v2/alert/${id}/enable?project_id=${pid}`], [103, 'POST', `/v2/alert/${id}/disable?project_id=${pid}`],
     [106, 'PUT', `/v2/project/${pid}/alert/${id}`], [107, 'GET', `/v2/project/${pid}/alert/${id}`],
-    [108, 'GET', `/v2/project/${pid}/alert/${id}/events`], [104, 'DELETE', `/v2/alert/${id}?project_id=${pid}`],
+    [108, 'GET', `/v2/project/${pid}/alert/${id}/events`],
+    [200, 'POST', `/v2/alert/${id}/acknowledge?project_id=${pid}`], [201, 'POST', `/v2/alert/${id}/clear?project_id=${pid}`],
+    [104, 'DELETE', `/v2/alert/${id}?project_id=${pid}`],
   ]
   const out: { no: number; status: number; body: any }[] = []
   for (const [no, method, url] of calls) out.push({ no, ...await p.call(who, method as 'GET', url, method === 'PUT' ? {} : undefined) })

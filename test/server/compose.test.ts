@@ -78,5 +78,5 @@ t.test('the platform\'s list: what accepts work stops first, the stores last', a
   for (const [later, earlier] of stopsAfter) {
     t.ok(names.indexOf(later) >= 0 && names.indexOf(later) < names.indexOf(earlier), `${later} stops after ${earlier}`)
   }
-  t.same(PARTS.filter((p) => p.roles.length === 3).map((p) => p.name), ['catalog', 'observation path', 'metrics snapshots', 'analytics', 'ingest queue drained'], 'what every process runs')
+  t.same(PARTS.filter((p) => p.roles.length === 3).map((p) => p.name), ['catalog', 'observation path', 'metrics snapshots', 'metrics listener', 'analytics', 'ingest queue drained'], 'what every process runs')
 })

@@ -20,7 +20,6 @@ import { loadConfig } from '../server/config.ts'
 import { start } from '../server/main.ts'
 import { freePort } from '../test/helpers/free-port.ts'
 import { freeUdpPort } from '../test/helpers/edge-processes.ts'
-import { ensureRunTls } from '../test/helpers/tls-pair.ts'
 
 const MODBUS = Number(process.env.BENCH_MODBUS ?? 10_000)
 const BACNET = Number(process.env.BENCH_BACNET ?? 1_000)
@@ -38,9 +37,9 @@ function proc(args: string[], env: Record<string, string> = {}): { child: ChildP
   child.stderr!.on('data', (d) => { out += d })
   return { child, out: () => out }
 }
-async function until(cond: () => boolean, what: string, ms = 120_000): Promise<void> {
+async function until(cond: () => boolean, what: string | (() => string), ms = 120_000): Promise<void> {
   const end = Date.now() + ms
-  while (!cond()) { if (Date.now() > end) throw new Error(`timed out waiting for ${what}`); await sleep(50) }
+  while (!cond()) { if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`); await sleep(50) }
 }
 /** CPU seconds (user + system) and peak RSS (MiB) of a process, from /proc. */
 function usage(pid: number): { cpuS: number; hwmMiB: number } {
@@ -53,7 +52,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-edge-'))
 const tls = await freePort()
 const platform = await start(loadConfig({
   LINTEL_DATA_DIR: join(dir, 'platform'), LINTEL_HTTP_PORT: '0', LINTEL_MQTT_TLS_PORT: String(tls), LINTEL_MQTT_WS_PORT: '0', LINTEL_LOG_LEVEL: 'silent',
-  LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: 'admin@bench.test', LINTEL_ADMIN_PASSWORD: 'bench-admin-pass', ...await ensureRunTls(),
+  LINTEL_COMPANY_NAME: 'Bench', LINTEL_ADMIN_EMAIL: 'admin@bench.test', LINTEL_ADMIN_PASSWORD: 'bench-admin-pass',
 }))
 const auth = 'Basic ' + Buffer.from('admin@bench.test:bench-admin-pass').toString('base64')
 const http = async (method: string, path: string, body?: unknown) => (await fetch(platform.address + path, { method, headers: { authorization: auth, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json() as Promise<any>
@@ -80,9 +79,9 @@ function config(stateDir: string, drivers: unknown[]): string {
 
 // Plant: the devices and the agent.
 const mbPort = await freePort()
-const modbus = proc(['--import', 'tsx', 'test/fixtures/modbus-device.ts', '--port', String(mbPort), '--bulk', String(MODBUS)])
+const modbus = proc(['--import', 'tsx', 'edge/simulators/modbus-device.ts', '--port', String(mbPort), '--bulk', String(MODBUS)])
 const bnPort = await freeUdpPort()
-const bacnetDev = proc(['--import', 'tsx', 'test/fixtures/bacnet-device.ts', '--port', String(bnPort), '--bulk', String(BACNET), '--churn'])
+const bacnetDev = proc(['--import', 'tsx', 'edge/simulators/bacnet-device.ts', '--port', String(bnPort), '--bulk', String(BACNET), '--churn'])
 children.push(modbus.child, bacnetDev.child)
 await until(() => modbus.out().includes('listening') && bacnetDev.out().includes('listening'), 'the devices')
 const modbusPoints = Array.from({ length: MODBUS }, (_, i) => ({ id: `mb/r${i}`, kind: 'holding', address: 1000 + i, type: 'uint16' }))
@@ -104,7 +103,7 @@ onLines = (text) => {
 }
 const agent = proc([join(ROOT, 'bin/lintel.js'), 'edge', '--config', plantFile], { LINTEL_EDGE_PASSWORD: 'edge-bench-password' })
 children.push(agent.child)
-await until(() => agent.out().includes('connected to'), 'the agent to connect')
+await until(() => agent.out().includes('connected to'), () => `the agent to connect (its output: ${agent.out().slice(-3000)})`, 300_000)
 log('agent connected; warming up 10 s')
 await sleep(10_000)
 ages = []

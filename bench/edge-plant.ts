@@ -62,8 +62,9 @@ await http('POST', `/v2/project/${pid}/mqttuser`, { username: 'edge-bench', pass
 await http('POST', `/v2/project/${pid}/mqttuser`, { username: 'watch', password: 'watch-password', rights: 'read', validity: 7200 })
 const sub = await mqtt.connectAsync(`mqtts://127.0.0.1:${tls}`, { ca: readFileSync(platform.caFile!), username: 'watch', password: 'watch-password' })
 let onLines: (text: string) => void = () => {}
-sub.on('message', (_t, payload) => onLines(payload.toString()))
-await sub.subscribeAsync(`${group}/${handle}`, { qos: 0 })
+let metaMessages = 0
+sub.on('message', (topic, payload) => { if (topic.startsWith('META/')) metaMessages++; else onLines(payload.toString()) })
+await sub.subscribeAsync([`${group}/${handle}`, `META/${group}/${handle}`], { qos: 0 })
 const children: ChildProcess[] = []
 const stopAll = () => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL') }
 process.on('exit', stopAll)
@@ -104,7 +105,10 @@ onLines = (text) => {
 const agent = proc([join(ROOT, 'bin/lintel.js'), 'edge', '--config', plantFile], { LINTEL_EDGE_PASSWORD: 'edge-bench-password' })
 children.push(agent.child)
 await until(() => agent.out().includes('connected to'), () => `the agent to connect (its output: ${agent.out().slice(-3000)})`, 300_000)
-log('agent connected; warming up 10 s')
+// The agent publishes every point's tags through META at its connection (11,000 messages the
+// broker stores one by one): the measurement starts once they are through, plus 10 s.
+await until(() => metaMessages >= MODBUS + BACNET, () => `the META messages of all points (${metaMessages})`, 600_000)
+log(`agent connected, ${metaMessages} META messages through; warming up 10 s`)
 await sleep(10_000)
 ages = []
 counts = { mb: 0, bn: 0 }

@@ -121,7 +121,7 @@ const plant = {
   phase: 'plant', modbus_registers: MODBUS, bacnet_objects_cov: BACNET, seconds: Math.round(wall),
   observations_per_s: Math.round(ages.length / wall), modbus_per_s: Math.round(counts.mb / wall), bacnet_per_s: Math.round(counts.bn / wall),
   agent_cpu_share: Number(((u1.cpuS - u0.cpuS) / wall).toFixed(3)), agent_peak_rss_mib: Math.round(u1.hwmMiB),
-  age_ms: { p50: Math.round(quantile(ages, 0.5)), p99: Math.round(quantile(ages, 0.99)), max: Math.round(Math.max(...ages)) },
+  age_ms: { p50: Math.round(quantile(ages, 0.5)), p99: Math.round(quantile(ages, 0.99)), max: Math.round(ages.reduce((m, a) => Math.max(m, a), 0)) },
   target_p99_ms: 2000,
 }
 process.stdout.write(JSON.stringify(plant) + '\n')

@@ -127,7 +127,8 @@ const plant = {
 process.stdout.write(JSON.stringify(plant) + '\n')
 agent.child.kill('SIGTERM')
 bacnetDev.child.kill('SIGTERM')
-await until(() => agent.child.exitCode !== null, 'the plant agent to stop', 60_000)
+// (It does not always stop within 30 s at this size: a known open point of issue 32; killed then.)
+await until(() => agent.child.exitCode !== null, 'the plant agent to stop', 30_000).catch(() => { log('the plant agent did not stop within 30 s of SIGTERM; killed'); agent.child.kill('SIGKILL') })
 
 // Drain: a buffer of one hour's outage on the agent's disk, a new agent with the platform up.
 const stateDir = join(dir, 'state-drain')

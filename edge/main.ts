@@ -23,6 +23,7 @@ import { runConfigured, runStatus } from './plant/cli.ts'
 import { SimulatedBacnetDriver } from './simulated-driver.ts'
 
 const USAGE = 'Usage: lintel edge --config FILE | lintel edge status --config FILE | lintel edge discover bacnet [--target HOST:PORT] [--local-port P] [--json]\n' +
+  '       lintel edge simulate modbus|bacnet --port P   (test devices)\n' +
   '       lintel edge --url mqtts://HOST:PORT --ca FILE --project GROUP/HANDLE --account USERNAME [--points N] [--point ID]... [--relinquish-default V] [--state-dir DIR]\n' +
   '  password in LINTEL_EDGE_PASSWORD\n'
 
@@ -30,6 +31,8 @@ export async function runEdge(argv: string[]): Promise<number> {
   // The configured agent and its tools (issue 32, edge/plant/cli.ts); the flags below stay for the simulated driver.
   if (argv[0] === 'status') return runStatus(argv.slice(1))
   if (argv[0] === 'discover' && argv[1] === 'bacnet') return runDiscoverBacnet(argv.slice(2))
+  // Device simulators (the tests' devices, for trying the agent without plant): they read their flags from process.argv and run until killed.
+  if (argv[0] === 'simulate' && (argv[1] === 'modbus' || argv[1] === 'bacnet')) { await import(`./simulators/${argv[1]}-device.ts`); return new Promise<number>(() => {}) }
   if (argv.some((a) => a === '--config' || a.startsWith('--config='))) return runConfigured(argv)
   const { values } = parseArgs({
     args: argv,

@@ -77,6 +77,8 @@ export async function startPlant(config: EdgeConfig, o: { password: string; ca?:
     stop: async () => {
       clearInterval(timer)
       forwarder.stop()
+      // Closed at once: unacknowledged messages are still in the buffer and sent by the next start.
+      await agent.client.endAsync(true)
       await agent.stop()
       writeStatus(config.state_dir, snapshot(drivers, buffer, { url: config.broker.url, connected: false }, nowMs(clock)))
       buffer.close()

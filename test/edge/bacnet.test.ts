@@ -1,5 +1,5 @@
 // The BACnet/IP driver and discovery (issue 32 item 2) against the device simulator, its own
-// process on loopback (test/fixtures/bacnet-device.ts, a non-default UDP port, unicast):
+// process on loopback (edge/simulators/bacnet-device.ts, a non-default UDP port, unicast):
 // discovery prints a point list the configuration accepts; COV where the device supports it
 // (renewed before the lifetime ends), polling where it refuses; WriteProperty at a priority,
 // null relinquishes, the priority array read back.

@@ -1,5 +1,5 @@
 // The Modbus TCP driver (issue 32 item 3) against the test device, its own process on a real
-// socket (test/fixtures/modbus-device.ts, register layout written there by hand): every data
+// socket (edge/simulators/modbus-device.ts, register layout written there by hand): every data
 // type and word/byte order decoded, contiguous ranges read in one request, writes through the
 // agent's persisted 16-level priority array, refusals, a device that goes away.
 import { join } from 'node:path'

@@ -1,5 +1,5 @@
 // Processes of the edge agent's tests (issue 32): the Modbus test device
-// (test/fixtures/modbus-device.ts) and the real `lintel edge` command, each its own process,
+// (edge/simulators/modbus-device.ts) and the real `lintel edge` command, each its own process,
 // stopped at the test's end.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createSocket } from 'node:dgram'
@@ -25,7 +25,7 @@ function track(child: ChildProcess): Proc {
 /** The Modbus test device on a free loopback port. */
 export async function modbusDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc }> {
   const port = await freePort()
-  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/modbus-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }))
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'edge/simulators/modbus-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }))
   t.teardown(() => { proc.child.kill('SIGKILL') })
   await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the Modbus test device to listen', timeoutMs: 30_000 })
   if (!proc.out().includes(`listening ${port}`)) throw new Error(`the Modbus device did not start: ${proc.err()}`)
@@ -55,10 +55,10 @@ export async function freeUdpPort(): Promise<number> {
   return port
 }
 
-/** The BACnet device simulator (test/fixtures/bacnet-device.ts) on a free UDP port; `send` writes a stdin command. */
+/** The BACnet device simulator (edge/simulators/bacnet-device.ts) on a free UDP port; `send` writes a stdin command. */
 export async function bacnetDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc; send: (line: string) => void }> {
   const port = await freeUdpPort()
-  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test/fixtures/bacnet-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
+  const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'edge/simulators/bacnet-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
   t.teardown(() => { proc.child.kill('SIGKILL') })
   await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the BACnet device simulator to listen', timeoutMs: 30_000 })
   if (!proc.out().includes(`listening ${port}`)) throw new Error(`the BACnet device did not start: ${proc.err()}`)

@@ -53,7 +53,7 @@ t.test('item 7: a deleted project stops its virtual datapoints, and a later proj
   t.equal(alert.status, 201)
   const alertId = alert.body.resource.id as number
   t.ok(live.platform.alerts!.isRunning(alertId), 'an alert runs for the project')
-  t.same(live.platform.projectRuntimes.names().sort(), ['alerts', 'analytics', 'setpoints', 'virtual datapoints'], 'every runtime is asked to stop a deleted project')
+  t.same(live.platform.projectRuntimes.names().sort(), ['alerts', 'analytics', 'controls apps', 'setpoints', 'virtual datapoints'], 'every runtime is asked to stop a deleted project')
 
   const del = await live.http('DELETE', `/v2/project/${pidA}`)
   t.equal(del.status, 200)

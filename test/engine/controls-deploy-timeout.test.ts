@@ -45,7 +45,7 @@ t.test('Starting with no agent answering: Failed after the default 60 s, the rea
   const failed = await s.find()
   t.equal(failed.status_code, FAILED)
   t.equal(failed.status_reason, 'no edge agent answered the start within 60 s (revision 2 is still pending: it is sent again when the project\'s edge agent connects, and the app follows its answer)')
-  t.match((await s.catalog.controlsApps.logs(s.app.id, { offset: 0, limit: 10 })).items.at(-1), { kind: 'status_change', status_code: FAILED, message: /^Failed: no edge agent answered the start within 60 s/ })
+  t.match((await s.catalog.controlsApps.logs(s.app.id, { offset: 0, limit: 10 })).items[0], { kind: 'status_change', status_code: FAILED, message: /^Failed: no edge agent answered the start within 60 s/ })
   t.same([failed.revision, failed.confirmed_revision], [2, 0], 'the deployment stays pending')
   t.equal(s.service.counters.deploy_timeouts, 1)
   await s.advance(60_000)

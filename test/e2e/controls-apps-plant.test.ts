@@ -6,14 +6,15 @@
 // the app's level 13, the APPLOG reaches the platform. Killed with SIGKILL and restarted on its
 // state directory, the agent reloads the app; the broker cut for longer than the alive
 // time-out makes it write the reset value (null: level 13 released, the register back to the
-// device's own value); the reconnection recovers the app.
+// device's own value); the reconnection recovers the app. On a BACnet device the app writes
+// with WriteProperty at its priority, and a stop relinquishes it.
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Modbus from 'modbus-serial'
 import t from 'tap'
 import { controlsSite, FLOW_SP } from '../helpers/controls-site.ts'
 import { cuttableProxy } from '../helpers/edge-apps-site.ts'
-import { clockCommand, edgeProcess, modbusDevice } from '../helpers/edge-processes.ts'
+import { bacnetDevice, clockCommand, edgeProcess, freeUdpPort, modbusDevice } from '../helpers/edge-processes.ts'
 import { freePort } from '../helpers/free-port.ts'
 import { settleWithin, waitFor } from '../helpers/wait.ts'
 
@@ -115,4 +116,31 @@ drivers:
   await site.settled(id, (a) => a.status.code === 202, 'Running again after the recovery', 30_000)
   a2.proc.child.kill('SIGTERM')
   t.equal(await settleWithin(a2.proc.exited, { what: 'the agent to stop on SIGTERM', timeoutMs: 30_000 }), 0)
+})
+
+t.test('a schedule on the configured agent writes a BACnet object with WriteProperty at the app\'s priority', async (t) => {
+  const site = await controlsSite(t)
+  const created = await site.create({ priority: 14, reset_values: { flow_temp_setpoint: null }, week: [{ days: EVERY_DAY, time: '00:00', values: { flow_temp_setpoint: 22 } }], holiday: [] })
+  t.equal(created.status, 201, JSON.stringify(created.body))
+  const id = created.body.resource.id as string
+  const device = await bacnetDevice(t)
+  const dir = t.testdir()
+  const file = join(dir, 'edge.json')
+  writeFileSync(file, JSON.stringify({
+    broker: { url: `mqtts://127.0.0.1:${site.platform.broker.ports.tls}`, ca: site.platform.caFile, account: site.edgeAccount.username, project: `${site.group}/${site.handle}` },
+    state_dir: join(dir, 'state'),
+    drivers: [{ type: 'bacnet', name: 'ahu', address: `127.0.0.1:${device.port}`, device_instance: 1234, local_port: await freeUdpPort(), points: [{ id: FLOW_SP, object: 'analog-value:1', writable: true }] }],
+  }))
+  const agent = edgeProcess(t, ['--config', file], { LINTEL_EDGE_PASSWORD: site.edgeAccount.password })
+  await waitFor(() => agent.out().includes('lintel edge: 1 driver(s)'), { what: () => `the agent to start (stderr: ${agent.err()})`, timeoutMs: 30_000 })
+  t.equal((await site.run(id)).status, 200)
+  await site.settled(id, (a) => a.status.code === 202, 'Running on the edge', 30_000)
+  await waitFor(() => /written 2:1 22 @14/.test(device.proc.out()), { what: () => `WriteProperty of 22 at priority 14 (device: ${device.proc.out()})`, timeoutMs: 30_000 })
+  const logs = async () => ((await site.logs(id)).body.items as any[]).filter((e) => e.seq !== null)
+  t.match(await waitFor(async () => (await logs()).find((e) => e.type === 'write'), { what: 'the write\'s APPLOG', timeoutMs: 30_000 }), { datapoint: FLOW_SP, value: 22, priority: 14 })
+  t.equal((await site.run(id, false)).status, 200)
+  await site.settled(id, (a) => a.status.code === 302, 'Stopped on the edge', 30_000)
+  await waitFor(() => /written 2:1 null @14/.test(device.proc.out()), { what: () => `the relinquish at priority 14 (device: ${device.proc.out()})`, timeoutMs: 30_000 })
+  agent.child.kill('SIGTERM')
+  t.equal(await settleWithin(agent.exited, { what: 'the agent to stop on SIGTERM', timeoutMs: 30_000 }), 0)
 })

@@ -14,24 +14,15 @@ import mqtt, { type MqttClient } from 'mqtt'
 import { isSetpointMessage, parseControlsMessage } from '../protocol/controls-message.ts'
 import { encodeLine } from '../protocol/line-encoder.ts'
 import { readNewSetpoint, setpointAck, type NewSetpoint, type SetpointAck } from '../protocol/setpoint-messages.ts'
+import { edgeConnectOptions, type EdgeConnection } from './connect-options.ts'
 import { DriverRefusal, type Driver } from './driver.ts'
 
-export interface EdgeAgentOptions {
-  /** mqtts://host:port (TLS; spec 3 accepts nothing else in production) */
-  url: string
-  /** CA certificate(s) the broker's certificate must chain to (PEM); default: the system's */
-  ca?: Buffer | string
-  username: string
-  password: string
-  /** default edge-<random> */
-  clientId?: string
+export interface EdgeAgentOptions extends EdgeConnection {
   group: string
   handle: string
   driver: Driver
   /** Ignore (do not refuse) setpoints for points the driver does not own. */
   ownPointsOnly?: boolean
-  /** Reconnect after this many ms when the connection drops (0: never; default 1000). */
-  reconnectPeriod?: number
   log?: (msg: string) => void
   /** Start without waiting for the broker (a buffered agent keeps collecting while it is unreachable). */
   offline?: boolean
@@ -51,10 +42,7 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
   const series = `${o.group}/${o.handle}`
   const log = o.log ?? (() => {})
   const counters = { received: 0, written: 0, refused: 0, published: 0 }
-  const options = {
-    ca: o.ca, username: o.username, password: o.password, clientId: o.clientId ?? `edge-${Math.random().toString(36).slice(2, 10)}`,
-    reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true,
-  }
+  const options = edgeConnectOptions(o)
   const client = o.offline ? mqtt.connect(o.url, options) : await mqtt.connectAsync(o.url, options)
   // Controls messages are small: send them at once, not after Nagle's wait for an ACK.
   const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true)

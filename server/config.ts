@@ -53,6 +53,8 @@ export interface Config {
   liveLimits: { maxQueueBytes: number; maxFill: number }
   /** How long an acknowledged setpoint waits for the edge device before it fails, ms (LINTEL_SETPOINT_TIMEOUT_MS). */
   setpointTimeoutMs: number
+  /** How long a controls app waits Starting for the edge agent's answer before it is Failed, ms (LINTEL_CONTROLS_DEPLOY_TIMEOUT_MS, 60 s). */
+  controlsDeployTimeoutMs: number
   /** Largest JSON body of POST .../timeseries, bytes. */
   ingestBodyLimit: number
   /** Largest CSV upload, bytes. */
@@ -133,6 +135,7 @@ export function loadConfig(env: Source = process.env): Config {
     tokenTtlSeconds: int('LINTEL_TOKEN_TTL', 3600, 60, 30 * 86400),
     liveLimits: { maxQueueBytes: int('LINTEL_LIVE_QUEUE_KB', 1024, 16, 1024 * 1024) * 1024, maxFill: int('LINTEL_LIVE_MAX_FILL', 100_000, 1000, 10_000_000) },
     setpointTimeoutMs: int('LINTEL_SETPOINT_TIMEOUT_MS', 10_000, 100, 3_600_000),
+    controlsDeployTimeoutMs: int('LINTEL_CONTROLS_DEPLOY_TIMEOUT_MS', 60_000, 1000, 86_400_000),
     ingestBodyLimit: int('LINTEL_INGEST_BODY_MB', 64, 1, 1024) * 1024 * 1024,
     uploadLimit: int('LINTEL_UPLOAD_LIMIT_MB', 4096, 1, 1024 * 1024) * 1024 * 1024,
     httpTimeouts: { headersMs: int('LINTEL_HTTP_HEADERS_TIMEOUT_S', 10, 1, 3600) * 1000, bodyMs: int('LINTEL_HTTP_BODY_TIMEOUT_S', 60, 0, 86_400) * 1000 },

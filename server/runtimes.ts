@@ -253,7 +253,7 @@ export const PARTS: readonly Part<Wiring>[] = [
       const catalog = need(w.catalog, 'catalog')
       const log = logger.child({ component: 'controls-apps' })
       const started = await startControlsApps({
-        apps: catalog.controlsApps, projects: catalog.projects, log,
+        apps: catalog.controlsApps, projects: catalog.projects, log, deployTimeoutMs: config.controlsDeployTimeoutMs,
         publish: appPublisher(need(broker ?? w.clusterPublisher, 'controls app publisher'), catalog),
         reports: async (service) => {
           if (broker) {

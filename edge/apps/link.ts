@@ -1,6 +1,6 @@
 // The app runner's own MQTT connection (issue 31 item 3): separate from the NEWSPT client of
 // agent.ts so the apps start from disk and run before (and without) any broker, and so the
-// agent's setpoint path stays as it is. On every (re)connect it subscribes to the controls
+// agent's setpoint path stays as it is; both take their options from connect-options.ts. On every (re)connect it subscribes to the controls
 // topic, tells the runner (alive time-outs off, auto-recovery), sends APPSYNC (the platform
 // answers with the APPDEFs the edge lacks) and sends the outbox in order: up to WINDOW
 // messages in flight (QoS 1), a line counts as sent when the broker acknowledged it and every
@@ -9,19 +9,13 @@
 import mqtt, { type MqttClient } from 'mqtt'
 import { parseControlsMessage } from '../../protocol/controls-message.ts'
 import { APPDEF, appState, appSync, readAppDef } from '../../protocol/controls-app-messages.ts'
+import { edgeConnectOptions, type EdgeConnection } from '../connect-options.ts'
 import type { Outbox } from './outbox.ts'
 import type { AppRunner } from './runner.ts'
 
-export interface AppLinkOptions {
-  url: string
-  ca?: Buffer | string
-  username: string
-  password: string
-  clientId?: string
+export interface AppLinkOptions extends EdgeConnection {
   group: string
   handle: string
-  /** ms between reconnection attempts (default 1000) */
-  reconnectPeriod?: number
   log?: (msg: string) => void
 }
 
@@ -37,10 +31,7 @@ const WINDOW = 100
 export function startAppLink(o: AppLinkOptions, runner: AppRunner, outbox: Outbox): AppLink {
   const controls = `CONTROLS/${o.group}/${o.handle}`
   const log = o.log ?? (() => {})
-  const client = mqtt.connect(o.url, {
-    ca: o.ca, username: o.username, password: o.password, clientId: o.clientId ?? `edge-apps-${Math.random().toString(36).slice(2, 10)}`,
-    reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true,
-  })
+  const client = mqtt.connect(o.url, edgeConnectOptions(o, 'apps'))
   let online = false
   let generation = 0
   let inflight: { done: boolean }[] = []

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { testClockFromEnv } from '../apps/test-clock.ts'
 import { loadEdgeConfig } from '../config/load.ts'
 import type { EdgeConfig } from '../config/schema.ts'
 import type { HealthSnapshot } from './health.ts'
@@ -33,7 +34,9 @@ export async function runConfigured(argv: string[]): Promise<number> {
   if (config.broker.ca) {
     try { ca = readFileSync(config.broker.ca) } catch (e) { err(`${file}: broker.ca: cannot read ${config.broker.ca} (${(e as NodeJS.ErrnoException).code})`); return 2 }
   }
-  const plant = await startPlant(config, { password, ca, log: (m) => err(m.replace(/^edge: /, '')) })
+  const testClock = testClockFromEnv() // end-to-end tests only (edge/apps/test-clock.ts)
+  const plant = await startPlant(config, { password, ca, clock: testClock?.clock, log: (m) => err(m.replace(/^edge: /, '')) })
+  await testClock?.serve(plant.apps.runner)
   const points = config.drivers.reduce((n, d) => n + d.points.length, 0)
   process.stdout.write(`lintel edge: ${config.drivers.length} driver(s), ${points} point(s); buffer in ${join(config.state_dir, 'buffer')}; broker ${config.broker.url} as ${config.broker.account}\n`)
   await new Promise<void>((resolve) => {

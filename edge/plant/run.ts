@@ -3,11 +3,13 @@
 // sending it to the broker, the points' tags published through META at every connection,
 // and the health datapoints and status file every health.interval_s.
 // It starts without waiting for the broker: while the broker is unreachable the drivers keep
-// polling into the buffer.
+// polling into the buffer. Controls apps run through the same drivers (apps.ts); they and the
+// NEWSPT handler write through one WriteWatch, which sees their conflicts.
 import { join } from 'node:path'
 import { nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
 import { encodeLine } from '../../protocol/line-encoder.ts'
 import { startEdgeAgent, type EdgeAgent } from '../agent.ts'
+import { WriteWatch, type EdgeApps } from '../apps/index.ts'
 import { DiskBuffer } from '../buffer/disk-buffer.ts'
 import { Forwarder } from '../buffer/forwarder.ts'
 import type { DriverConfig, EdgeConfig } from '../config/schema.ts'
@@ -15,6 +17,7 @@ import { BacnetDriver } from '../drivers/bacnet/driver.ts'
 import { ModbusDriver } from '../drivers/modbus/driver.ts'
 import type { PlantDriver } from '../drivers/plant-driver.ts'
 import { PriorityStore } from '../drivers/priority-store.ts'
+import { startPlantApps } from './apps.ts'
 import { CompositeDriver } from './composite-driver.ts'
 import { healthValues, snapshot, writeStatus } from './health.ts'
 
@@ -23,6 +26,8 @@ export interface Plant {
   buffer: DiskBuffer
   forwarder: Forwarder
   drivers: PlantDriver[]
+  /** The controls apps (issue 31) running through the drivers. */
+  apps: EdgeApps
   /** Publishes the health datapoints and writes the status file now. */
   health(): void
   stop(): Promise<void>
@@ -42,7 +47,9 @@ export async function startPlant(config: EdgeConfig, o: { password: string; ca?:
   const buffer = new DiskBuffer({ dir: join(config.state_dir, 'buffer'), maxBytes: config.buffer.max_bytes, log })
   if (buffer.counters.recovered > 0) log(`edge: ${buffer.counters.recovered} observation(s) recovered from the buffer, to be sent`)
   const drivers = config.drivers.map((d) => (o.factory ?? buildDriver)(d, config.state_dir, clock, log))
-  const composite = new CompositeDriver(drivers)
+  const composite = new WriteWatch(new CompositeDriver(drivers))
+  // Apps start from disk before the broker is reached: they run without it.
+  const apps = startPlantApps(config, { driver: composite, password: o.password, ca: o.ca, clock, log })
   const agent = await startEdgeAgent({
     url: config.broker.url, ca: o.ca, username: config.broker.account, password: o.password, clientId: config.broker.client_id,
     group, handle, driver: composite, offline: true, sink: (line) => buffer.take(line), log,
@@ -73,9 +80,10 @@ export async function startPlant(config: EdgeConfig, o: { password: string; ca?:
   for (const d of drivers) await d.start()
   health()
   return {
-    agent, buffer, forwarder, drivers, health,
+    agent, buffer, forwarder, drivers, apps, health,
     stop: async () => {
       clearInterval(timer)
+      await apps.stop() // its last writes done before the drivers close
       forwarder.stop()
       // Closed at once: unacknowledged messages are still in the buffer and sent by the next start.
       await agent.client.endAsync(true)

@@ -7,6 +7,8 @@
 //   run=true  (Created, Stopping, Stopped, Failed) ─> Starting (200) ─edge Running─> Running (202)
 //   run=false (Starting, Running, Failed) ─> Stopping (300) ─edge Stopped─> Stopped (302)
 //   the edge cannot run it ─edge Failed─> Failed (201, the spec's code of a failed start)
+//   no edge agent answers a start in time ─deploy_timeout─> Failed (the deployment stays
+//     pending: an answer later moves the app as the agent reports)
 //   DELETE (Created, Stopped, Failed: not running) ─> Deleting (500) ─edge Deleted─> removed
 //
 // The edge's reports are facts, taken from every deployed state but Deleting (it also stops
@@ -16,7 +18,7 @@
 // `affected: false` (the service checks `unaffected` before asking the table).
 import { defineLifecycle } from '../lifecycle.ts'
 
-export type AppTrigger = 'run' | 'stop' | 'delete' | 'edge_running' | 'edge_stopped' | 'edge_failed' | 'edge_deleted'
+export type AppTrigger = 'run' | 'stop' | 'delete' | 'deploy_timeout' | 'edge_running' | 'edge_stopped' | 'edge_failed' | 'edge_deleted'
 
 export const CREATED = 100
 export const STARTING = 200
@@ -40,6 +42,7 @@ export const APP_LIFECYCLE = defineLifecycle<AppTrigger>({
     { trigger: 'run', from: [CREATED, STOPPING, STOPPED, FAILED], to: STARTING },
     { trigger: 'stop', from: [STARTING, RUNNING, FAILED], to: STOPPING },
     { trigger: 'delete', from: [CREATED, STOPPED, FAILED], to: DELETING },
+    { trigger: 'deploy_timeout', from: [STARTING], to: FAILED },
     { trigger: 'edge_running', from: DEPLOYED, to: RUNNING },
     { trigger: 'edge_stopped', from: DEPLOYED, to: STOPPED },
     { trigger: 'edge_failed', from: DEPLOYED, to: FAILED },

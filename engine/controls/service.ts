@@ -13,6 +13,9 @@
 //   onSync     APPSYNC after the edge (re)connects: an APPDEF for every app whose revision the
 //              edge lacks, a delete for apps it holds that the project no longer has
 //   resume     after the platform's restart: the pending deployments are sent again
+//   expireStarting  an app Starting for longer than the deployment time-out (no edge agent
+//              answered) goes to Failed with the reason in its status and log; the deployment
+//              stays pending, so the agent's later answer moves the app as it reports
 // Only reports from the app's own project count (the broker admits them only from the
 // project's designated edge accounts). Several API processes hear every report in scaled mode:
 // every change is a compare-and-set on the revision and status read, and log entries are
@@ -22,7 +25,7 @@ import type { ControlsApp, ControlsAppChange, ControlsAppLogEntry, Desired } fro
 import type { ControlsAppsPort, ProjectsPort } from '../../catalog/port.ts'
 import { MICROS_PER_MS, nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
 import { ConflictError, NotFoundError } from '../../core/errors.ts'
-import { APP_LIFECYCLE, CREATED, DELETING, EDGE_TRIGGER, unaffected } from './lifecycle.ts'
+import { APP_LIFECYCLE, CREATED, DELETING, EDGE_TRIGGER, FAILED, STARTING, unaffected } from './lifecycle.ts'
 
 /** What the edge is told about one app (encoded as APPDEF by the caller). */
 export interface AppDeployment {
@@ -50,7 +53,11 @@ export interface ControlsServiceDeps {
   publish: (projectId: number, d: AppDeployment) => Promise<void>
   clock?: Clock
   log?: { warn(obj: object, msg: string): void }
+  /** How long a start waits for the edge agent's answer before the app is Failed, ms (default 60 s). */
+  deployTimeoutMs?: number
 }
+
+export const DEFAULT_DEPLOY_TIMEOUT_MS = 60_000
 
 export interface NewApp {
   projectId: number; componentInProjectId: number; algorithm: string; variation: string; name: string; description: string
@@ -65,10 +72,12 @@ export class ControlsAppService {
   private readonly clock: Clock
   /** Per app, the tail of its serialized updates (one report or request at a time in this process). */
   private readonly chains = new Map<string, Promise<unknown>>()
-  readonly counters = { deployed: 0, deploy_failed: 0, reports_ignored: 0, logs_stored: 0 }
+  readonly counters = { deployed: 0, deploy_failed: 0, reports_ignored: 0, logs_stored: 0, deploy_timeouts: 0 }
+  readonly deployTimeoutMs: number
 
   constructor (private readonly deps: ControlsServiceDeps) {
     this.clock = deps.clock ?? systemClock
+    this.deployTimeoutMs = deps.deployTimeoutMs ?? DEFAULT_DEPLOY_TIMEOUT_MS
   }
 
   private entry(message: string, code: number | null, kind = 'status_change'): ControlsAppLogEntry {
@@ -195,6 +204,31 @@ export class ControlsAppService {
     const pending = await this.deps.apps.listPending()
     for (const app of pending) await this.deploy(app)
     return pending.length
+  }
+
+  /**
+   * Apps Starting since longer than the deployment time-out (their last change, stored with the
+   * app, so a restart or another process counts from the same instant): Failed, with the reason.
+   * Returns how many moved here.
+   */
+  async expireStarting(): Promise<number> {
+    let n = 0
+    const due = (a: ControlsApp) => a.status_code === STARTING && nowMs(this.clock) - a.updated_at >= this.deployTimeoutMs
+    for (const a of (await this.deps.apps.listPending()).filter(due)) {
+      await this.serial(a.id, async () => {
+        const app = await this.deps.apps.find(a.id)
+        if (!app || !due(app) || app.revision !== a.revision) return
+        const reason = `no edge agent answered the start within ${this.deployTimeoutMs / 1000} s (revision ${app.revision} is still pending: ` +
+          'it is sent again when the project\'s edge agent connects, and the app follows its answer)'
+        const to = APP_LIFECYCLE.next(app.status_code, 'deploy_timeout', app.id)
+        // Another process may have moved it meanwhile (compare-and-set): then it is not ours to fail.
+        if (await this.deps.apps.update(app.id, app, { status_code: to, status_reason: reason }, this.entry(`${text(to)}: ${reason}`, to))) {
+          this.counters.deploy_timeouts++
+          n++
+        }
+      })
+    }
+    return n
   }
 
   /** A project being deleted: its edge is told to delete the apps (best effort; the catalog removes them). */

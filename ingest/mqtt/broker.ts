@@ -169,16 +169,16 @@ export async function startBroker(deps: BrokerDeps): Promise<Broker> {
     }
     // Issue 29 item 3: a setpoint answer marks an operation written, so it counts only from an
     // account the project designated as its edge agent; so do the reports of controls apps
-    // (APPSTATE, APPLOG, APPSYNC; issue 31). Read at each message, so the operator's
-    // `lintel mqtt edge --disable` applies at once, from any process.
-    catalog.mqttAccounts.findValid(s.username).then((a) => {
-      if (a?.id === s.accountId && a.edge === 1) controls.next({ projectId: s.projectId, username: s.username, message: m })
-      else {
-        refuse(s, packet.topic, 'controls_not_edge', `not an edge account: ${m.type}${dp !== undefined ? ` for datapoint '${dp}'` : ''} is accepted only from the project's designated edge agents`)
-        packet.topic = DROPPED
-      }
-      done(null)
-    }, (err) => done(err as Error))
+    // (APPSTATE, APPLOG, APPSYNC; issue 31). The flag is the session's, from the login: the
+    // operator's `lintel mqtt edge --disable` changes the account's grant fingerprint, and the
+    // tick below ends the connection within expiryCheckMs (1 s), from any process; the login
+    // that follows has the flag off.
+    if (s.edge) controls.next({ projectId: s.projectId, username: s.username, message: m })
+    else {
+      refuse(s, packet.topic, 'controls_not_edge', `not an edge account: ${m.type}${dp !== undefined ? ` for datapoint '${dp}'` : ''} is accepted only from the project's designated edge agents`)
+      packet.topic = DROPPED
+    }
+    done(null)
   }
 
   const backends = deps.redisUrl ? clusterBackends(deps.redisUrl) : undefined

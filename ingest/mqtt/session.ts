@@ -27,6 +27,9 @@ export interface MqttSession {
   reach: MqttReach
   /** Prefix of the account's client ids: a client id is the account's, never global. */
   sessionScope: string
+  /** Designated edge agent at login (its reports are taken: SPTACK, APPSTATE, APPLOG, APPSYNC).
+   *  Part of the grant fingerprint: a change ends the connection within the broker's tick. */
+  edge: boolean
   /** The account's grant fingerprint at login: a change anywhere in a cluster ends the connection. */
   grant: string
   /** The client id the device sent (the broker keys the connection by the scoped one). */
@@ -57,7 +60,7 @@ export class MqttAuthenticator {
     return {
       accountId: account.id, username, projectId: p.id, group: p.load_balancing_group, handle: p.project_handle,
       hashIdLength: p.hash_id_length, rights: account.rights, validUntil: account.valid_until,
-      reach: account.reach, sessionScope: account.session_scope, grant: account.grant,
+      reach: account.reach, sessionScope: account.session_scope, edge: account.edge === 1, grant: account.grant,
     }
   }
 }

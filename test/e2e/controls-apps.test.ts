@@ -8,12 +8,12 @@
 // and the reconnection recovers the app; the logs reach the platform once per seq, in order.
 import t from 'tap'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { connect } from 'node:net'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { controlsSite, FLOW_SP, VALVE } from '../helpers/controls-site.ts'
 import { cuttableProxy } from '../helpers/edge-apps-site.ts'
+import { clockCommand } from '../helpers/edge-processes.ts'
 import { freePort } from '../helpers/free-port.ts'
 import { settleWithin, waitFor } from '../helpers/wait.ts'
 
@@ -29,17 +29,6 @@ const CONFIG = {
   holiday: [],
 }
 const us = (iso: string) => Date.parse(iso) * 1000
-
-/** One command to the agent's test clock; its JSON answer. */
-function clockCommand(port: number, cmd: object): Promise<any> {
-  return settleWithin(new Promise((resolve, reject) => {
-    const s = connect(port, '127.0.0.1')
-    let buf = ''
-    s.on('data', (d) => { buf += d; if (buf.includes('\n')) { s.end(); resolve(JSON.parse(buf)) } })
-    s.on('error', reject)
-    s.write(JSON.stringify(cmd) + '\n')
-  }), { what: `the agent's clock to answer ${JSON.stringify(cmd)}`, timeoutMs: 60_000 })
-}
 
 t.test('a heating schedule on the real edge agent: DST changes, a holiday, SIGKILL, the broker away', async (t) => {
   const site = await controlsSite(t)

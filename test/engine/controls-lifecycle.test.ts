@@ -39,3 +39,8 @@ t.test('requests that change nothing', async (t) => {
   t.same([CREATED, STOPPED, STOPPING].map((c) => unaffected(c, false)), [true, true, true])
   t.same([STARTING, RUNNING, FAILED].map((c) => unaffected(c, false)), [false, false, false])
 })
+
+t.test('the deployment time-out: Starting → Failed, from no other state', async (t) => {
+  t.equal(APP_LIFECYCLE.next(STARTING, 'deploy_timeout', 'a'), FAILED)
+  for (const from of [CREATED, RUNNING, STOPPING, STOPPED, FAILED, DELETING]) t.notOk(APP_LIFECYCLE.allows(from, 'deploy_timeout'), `not from ${from}`)
+})

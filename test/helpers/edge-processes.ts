@@ -3,6 +3,7 @@
 // stopped at the test's end.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createSocket } from 'node:dgram'
+import { connect } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Test } from 'tap'
@@ -63,4 +64,15 @@ export async function bacnetDevice(t: Test, args: string[] = []): Promise<{ port
   await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the BACnet device simulator to listen', timeoutMs: 30_000 })
   if (!proc.out().includes(`listening ${port}`)) throw new Error(`the BACnet device did not start: ${proc.err()}`)
   return { port, proc, send: (line) => proc.child.stdin!.write(line + '\n') }
+}
+
+/** One command to the agent's test clock (LINTEL_EDGE_TEST_CLOCK, edge/apps/test-clock.ts); its JSON answer. */
+export function clockCommand(port: number, cmd: object): Promise<any> {
+  return settleWithin(new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1')
+    let buf = ''
+    s.on('data', (d) => { buf += d; if (buf.includes('\n')) { s.end(); resolve(JSON.parse(buf)) } })
+    s.on('error', reject)
+    s.write(JSON.stringify(cmd) + '\n')
+  }), { what: `the agent's clock to answer ${JSON.stringify(cmd)}`, timeoutMs: 60_000 })
 }

@@ -9,7 +9,7 @@ import t from 'tap'
 import { endpoints, deniedText } from '../../api/registry.ts'
 import { controlsSite, FLOW_SP, VALVE, WEEK, type ControlsSite } from '../helpers/controls-site.ts'
 import type { Login } from '../helpers/platform.ts'
-import { watchClose } from '../helpers/wait.ts'
+import { waitFor, watchClose } from '../helpers/wait.ts'
 
 const B: Login = { email: 'admin@beta.test', password: 'beta-admin-pass' }
 const CONTROLS = endpoints.filter((e) => e.number >= 170 && e.number <= 189)
@@ -130,3 +130,32 @@ t.test('MQTT: reports only from the project\'s edge agent; APPDEF from nobody bu
   await closed.within({ what: 'the other company\'s edge connection publishing on A\'s topic', cause: { what: 'its publish was refused', check: () => site.platform.broker.metricsOf([bPid]).publishes_refused === 1 } })
   t.equal((await site.get(id)).body.status.code, 202, 'still Running')
 })
+
+t.test('MQTT: the edge flag switched off on a connected edge agent: its next report is refused within about a second', async (t) => {
+  const site = await controlsSite(t)
+  const metrics = () => site.platform.broker.metricsOf([site.pid])
+  const id = (await site.create()).body.resource.id as string
+  await site.run(id)
+  await site.edge.def((d) => d.app_id === id && d.revision === 2, 'revision 2')
+  const log = (seq: number) => JSON.stringify({ type: 'APPLOG', swop_version: 0.1, app_id: id, seq, time: new Date().toISOString(), kind: 'write', message: `entry ${seq}` })
+  await site.edge.client.publishAsync(site.topic, log(1), { qos: 1 })
+  await waitFor(async () => (await site.logs(id)).body.items.some((e: any) => e.seq === 1), { what: 'the designated agent\'s APPLOG stored' })
+
+  // The operator's `lintel mqtt edge --disable`, from outside the broker: the session keeps no
+  // stale flag past the grant tick (1 s). Reports are sent every 50 ms until one is refused.
+  const flipped = Date.now()
+  t.equal(await site.platform.catalog.mqttAccounts.setEdge(site.edgeAccount.username, false), true)
+  let seq = 1
+  let client = site.edge.client
+  const refusedMs = await waitFor(async () => {
+    if (metrics().controls_not_edge > 0) return Date.now() - flipped
+    if (!client.connected) client = await site.connect(site.edgeAccount) // the tick ended the old session
+    client.publish(site.topic, log(++seq), { qos: 1 })
+    return undefined
+  }, { what: 'a report of the account to be refused', timeoutMs: 10_000, intervalMs: 50 })
+  t.ok(refusedMs < 2_500, `refused ${refusedMs} ms after the change`)
+  t.equal(metrics().controls_not_edge, 1)
+  const stored = ((await site.logs(id)).body.items as any[]).filter((e) => e.seq !== null).map((e) => e.seq as number)
+  t.ok(stored.every((n) => n < seq), `stored ${JSON.stringify(stored)}: not the refused entry ${seq}`)
+})
+

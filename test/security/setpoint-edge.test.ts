@@ -44,11 +44,17 @@ t.test('SPTACK: a write account that is not an edge agent, another company\'s ed
   t.ok(await until(async () => (await site.op(pending)).body.status === 'written'), 'the edge agent\'s answer is taken')
   t.equal(metrics().controls_not_edge, 1)
 
-  // No longer designated (the operator's `lintel mqtt edge --disable`): its next answer is dropped.
+  // No longer designated (the operator's `lintel mqtt edge --disable`): the broker's grant tick
+  // ends the open connection within about a second; the answer of the next login is dropped.
+  const ownClosed = watchClose(own)
+  const flipped = Date.now()
   t.equal(await site.platform.catalog.mqttAccounts.setEdge(site.edgeAccount.username, false), true)
+  await ownClosed.within({ what: 'the connection of the account no longer designated', timeoutMs: 5_000 })
+  t.ok(Date.now() - flipped < 2_500, `closed ${Date.now() - flipped} ms after the change (tick: 1 s)`)
   const next = (await site.write('dataPointID=ahu-2.sp&value=23&acked=true')).body.resource.reference as string
-  await own.publishAsync(topicA, JSON.stringify({ type: 'SPTACK', swop_version: 0.1, reference: next, datapoint: 'ahu-2.sp', result: 'written', priorityArray: NULLS }), { qos: 1 })
-  t.equal(metrics().controls_not_edge, 2, 'applies at the next answer, on the open connection')
+  const again = await site.connect(site.edgeAccount)
+  await again.publishAsync(topicA, JSON.stringify({ type: 'SPTACK', swop_version: 0.1, reference: next, datapoint: 'ahu-2.sp', result: 'written', priorityArray: NULLS }), { qos: 1 })
+  t.equal(metrics().controls_not_edge, 2, 'the next answer is dropped')
   t.equal((await site.op(next)).body.status, 'requested')
 })
 

@@ -10,7 +10,7 @@ t.test('defaults', async (t) => {
   t.same({ ...c, roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined }, {
     roles: undefined, store: undefined, log: undefined, nodeId: undefined, questdb: undefined, kafkaBrokers: undefined, redisUrl: undefined,
     questdbTable: 'obs', kafkaTopic: 'lintel.observations', catalog: 'sqlite', postgresUrl: undefined,
-    dataDir: './var', catalogDir: './var', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000,
+    dataDir: './var', catalogDir: './var', host: '127.0.0.1', httpPort: 8080, logLevel: 'info', tokenTtlSeconds: 3600, setpointTimeoutMs: 10_000, controlsDeployTimeoutMs: 60_000,
     ingestBodyLimit: 64 * 1024 * 1024, uploadLimit: 4096 * 1024 * 1024, httpTimeouts: { headersMs: 10_000, bodyMs: 60_000 }, liveLimits: { maxQueueBytes: 1024 * 1024, maxFill: 100_000 },
     vdpDefaultEnabled: true, webhookAllow: [], vdpLatenessSeconds: 3600,
     mqtt: { tlsPort: 8884, wsPort: 9001, tcpPort: undefined, certFile: undefined, keyFile: undefined, maxPacketBytes: 1024 * 1024,

@@ -44,7 +44,13 @@ async function detail(el, project, id) {
     try { await call(); notify(done); detail(el, project, id) } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
   }
   const run = (/** @type {boolean} */ on) => act(() => api('POST', `/v2/controls/app/${encodeURIComponent(id)}/run`, { query: { ...q, run: on } }), on ? 'Run requested: the edge agent starts it.' : 'Stop requested.')
-  const del = () => act(async () => { await api('DELETE', `/v2/controls/app/${encodeURIComponent(id)}`, { query: q }); go('apps') }, `Delete of ${a.name} requested.`)
+  const del = async () => {
+    try {
+      await api('DELETE', `/v2/controls/app/${encodeURIComponent(id)}`, { query: q })
+      notify(`Delete of ${a.name || a.id} requested: gone once the edge agent confirms.`)
+      go('apps')
+    } catch (err) { notify(/** @type {Error} */ (err).message, 'error') }
+  }
   const running = active(a.status.code)
   const from = new Date(); from.setUTCHours(0, 0, 0, 0)
   const to = new Date(from.getTime() + SWITCHING_DAYS * 864e5)

@@ -48,8 +48,10 @@ t.test('controls apps in the console', async (t) => {
 
   let id = ''
   await t.test('created from the template: its page with the switching times the API resolves', async (t) => {
-    await c.page.goto(`${platform.address}/#/p/${pid}/apps?new=1`)
+    await c.page.goto(`${platform.address}/#/p/${pid}/apps`)
+    await c.page.click('button:text("New schedule app")')
     await c.page.waitForSelector('textarea[name=configuration]')
+    t.match(await c.page.inputValue('textarea[name=configuration]'), /"flow_temp_setpoint": 21/, 'a fresh form holds the template')
     await c.page.fill('input[name=name]', 'HC1 week')
     await c.page.click('button:text("Create")')
     await c.page.waitForSelector('main h1:text("HC1 week")')

@@ -70,7 +70,7 @@ async function detail(el, project, id) {
     a.status.reason ? h('p.error', {}, a.status.reason) : null,
     h('p.hint', {}, `Component ${a.component_in_project_id}; pins: ${Object.entries(a.pins).map(([p, dp]) => `${p} → ${dp}`).join(', ')}; `,
       a.deployment.pending ? `revision ${a.deployment.revision} (${a.deployment.desired}) not yet confirmed by the edge agent` : `the edge agent confirmed revision ${a.deployment.confirmed_revision}`),
-    h('h2', {}, `Switching times, ${day(from)} to ${day(to)} (${schedules.zone ?? 'project zone'})`),
+    h('h2', {}, `Switching times of the next ${SWITCHING_DAYS} days, from ${day(from)} (${schedules.zone ?? 'project zone'})`),
     schedules.error ? h('p.error', {}, schedules.error)
       : table([
         ['Local time', (s) => s.local.replace('T', ' ')],

@@ -119,6 +119,12 @@ const UPLOAD_BODIES: Readonly<Record<string, ReturnType<typeof uploadBody>>> = {
   file: uploadBody('file', 'The document'),
 }
 
+/** The import's answer by content negotiation (api/import-progress.ts). */
+const IMPORT_PROGRESS = 'With `Accept: application/x-ndjson` the 200 answer is NDJSON: a line ' +
+  '`{"type":"progress","phase":"store","total_lines_success","total_lines_error","lines_total"?}` per batch stored after the upload was read, ' +
+  'then the envelope below as the last line; a failure after the first line is the last line, `{"success":false,"error","operation","status","code"}`. ' +
+  'Failures found while the upload is read keep their status and JSON answer (docs/time-series.md).'
+
 export const swaggerOptions: SwaggerOptions = {
   openapi: {
     openapi: '3.0.3',
@@ -151,6 +157,7 @@ export const swaggerOptions: SwaggerOptions = {
     // Documentation only: the upload route streams the file, so it has no body to validate.
     if (!(s.consumes as string[] | undefined)?.includes('multipart/form-data')) return { schema: documented as never, url }
     const body = url.includes('/importTimeseries') ? UPLOAD_BODIES.importTimeseries : UPLOAD_BODIES.file
+    if (url.includes('/importTimeseries')) documented.description = IMPORT_PROGRESS
     return { schema: { ...documented, body } as never, url }
   },
 }

@@ -27,8 +27,20 @@ export interface ImportResult {
 /** The part of a pino logger an import uses. */
 export interface ProgressLog { info(obj: object, msg: string): void }
 
+/** Where an import stands after a stored batch (the streamed progress of api/import-progress.ts). */
+export interface ImportProgress {
+  phase: 'store'
+  /** Lines handed to the store so far (durable once the answer comes). */
+  total_lines_success: number
+  total_lines_error: number
+  /** The lines to store, when known (on_error=abort: counted by the check pass). */
+  lines_total?: number
+}
+
 export interface ImportJob {
   projectId: number
+  /** Told after every stored batch. */
+  progress?: (p: ImportProgress) => void
   input: AsyncIterable<Buffer>
   /** A fresh writer for one pass over the file (ids and access cached for the import). */
   writer: () => ImportWriter
@@ -70,6 +82,7 @@ export async function importContinue(job: ImportJob): Promise<ImportResult> {
     result.total_lines_success += stored
     // Parser errors and access errors of one batch, in line order.
     list(errors.length === 0 ? batch.errors : [...batch.errors, ...errors].sort((a, b) => a.line_no - b.line_no))
+    job.progress?.({ phase: 'store', total_lines_success: result.total_lines_success, total_lines_error: result.total_lines_error })
   }
   await writer.flush()
   return result
@@ -82,6 +95,7 @@ export async function importAbort(job: ImportJob): Promise<ImportResult> {
     // Pass 1: spool and check every line; the first bad one ends the import.
     const out = createWriteStream(spool)
     let dialect: CsvDialect | undefined
+    let lines = 0
     async function* tee(): AsyncGenerator<Buffer> {
       for await (const chunk of job.input) {
         if (!out.write(chunk)) await once(out, 'drain')
@@ -93,6 +107,7 @@ export async function importAbort(job: ImportJob): Promise<ImportResult> {
       for await (const batch of parseCsvStream(tee(), { batchSize: BATCH, maxErrors: 1, onDialect: (d) => { dialect = d }, onProgress: progressLogger(job.log, 'check') })) {
         const first = [...batch.errors, ...(await check.accessErrors(batch.rows))].sort((a, b) => a.line_no - b.line_no)[0]
         if (first) throw new InvalidInputError(lineErrorMessage(first.line_no, first.error))
+        lines += batch.rows.length
       }
     } finally {
       out.end()
@@ -101,8 +116,11 @@ export async function importAbort(job: ImportJob): Promise<ImportResult> {
     // Pass 2: every line is good; store them.
     let stored = 0
     const writer = job.writer()
+    const progress = () => job.progress?.({ phase: 'store', total_lines_success: stored, total_lines_error: 0, lines_total: lines })
+    progress()
     for await (const batch of parseCsvStream(createReadStream(spool, { highWaterMark: 1 << 20 }), { batchSize: BATCH, dialect, onProgress: progressLogger(job.log, 'store') })) {
       stored += (await writer.write(batch.rows)).stored
+      progress()
     }
     await writer.flush()
     return { total_lines_success: stored, total_lines_error: 0, errors: [], project_id: job.projectId }

@@ -1,6 +1,8 @@
 // The live hub of one API process (issue 33): the sockets (session.ts), the projects they
 // watch, and the routing of what the feed (engine/live/feed.ts) carries to them. An
-// observations frame is built once per datapoint batch and shared by every socket that gets it.
+// observations frame is built once per datapoint batch, encoded to UTF-8 once, and the same
+// Buffer is written to every socket that gets it (a string would be measured and encoded again
+// per socket by ws).
 // The feed's listener only walks the batch and writes to sockets: it never waits for a reader,
 // so a slow subscriber cannot hold ingest back (its own queue overflows and it is closed).
 //
@@ -148,8 +150,8 @@ export class LiveHub implements SessionHost {
   private deliver(info: SeriesInfo, points: readonly LivePoint[]): void {
     const sessions = this.watchers.get(info.project_id)
     if (!sessions || points.length === 0) return
-    let text: string | undefined
-    const frame = () => { this.counters.frames++; return (text ??= observationsFrame(info.project_id, info.dataPointID, points)) }
+    let bytes: Buffer | undefined
+    const frame = () => { this.counters.frames++; return (bytes ??= Buffer.from(observationsFrame(info.project_id, info.dataPointID, points))) }
     for (const s of sessions) s.offer(info, points, frame)
   }
 
@@ -162,8 +164,8 @@ export class LiveHub implements SessionHost {
         const info = a && this.directory.get(a.series)
         const sessions = a && this.watchers.get(a.project_id)
         if (!info || !sessions) continue
-        let text: string | undefined
-        const frame = () => (text ??= alertFrame(info.project_id, { ...e, dataPointID: info.dataPointID }))
+        let bytes: Buffer | undefined
+        const frame = () => (bytes ??= Buffer.from(alertFrame(info.project_id, { ...e, dataPointID: info.dataPointID })))
         for (const s of sessions) s.offerAlert(info, frame)
       }
     }).catch((err) => this.o.onError?.(err))

@@ -28,7 +28,8 @@ const FILL_PAGE = 2_000
 
 /** What a session needs of the socket (a `ws` WebSocket). */
 export interface LiveSocket {
-  send(text: string): void
+  /** A Buffer is sent as it is (with `binary: false`, as a text frame): no encoding per socket. */
+  send(data: string | Buffer, opts: { binary: boolean }): void
   readonly bufferedAmount: number
   close(code: number, reason: string): void
   terminate(): void
@@ -182,8 +183,8 @@ export class LiveSession {
     this.host.unwatch(sub.projectId, this)
   }
 
-  /** Stored observations of one series of a watched project (`frame`: their text, built once for all sockets). */
-  offer(info: SeriesInfo, points: readonly LivePoint[], frame: () => string): void {
+  /** Stored observations of one series of a watched project (`frame`: their UTF-8 bytes, built once for all sockets). */
+  offer(info: SeriesInfo, points: readonly LivePoint[], frame: () => Buffer): void {
     const sub = this.subs.get(info.project_id)
     if (!sub || !sub.wants(info)) return
     const waiting = sub.filling.get(info.id)
@@ -193,7 +194,7 @@ export class LiveSession {
   }
 
   /** A stored alert event on a datapoint of the project. */
-  offerAlert(info: SeriesInfo, frame: () => string): void {
+  offerAlert(info: SeriesInfo, frame: () => Buffer): void {
     const sub = this.subs.get(info.project_id)
     if (sub?.alerts && canAccessDatapoint(sub.filter, info, 'read')) this.send(frame())
   }
@@ -229,9 +230,10 @@ export class LiveSession {
     for (const info of infos) if (before.get(info.id) === true && !sub.wants(info)) this.send(revokedFrame(sub.projectId, info.dataPointID))
   }
 
-  send(text: string): void {
+  /** A text frame: a string, or the UTF-8 bytes the hub built once for every socket of a batch. */
+  send(data: string | Buffer): void {
     if (this.ended) return
-    this.socket.send(text)
+    this.socket.send(data, { binary: false })
     if (this.socket.bufferedAmount > this.host.limits.maxQueueBytes) this.overflow()
   }
 

@@ -1,4 +1,5 @@
-// CSV import (51): multipart upload streamed to the store (ingest/csv-import-job.ts).
+// CSV import (51): multipart upload streamed to the store (ingest/csv-import-job.ts); with
+// `Accept: application/x-ndjson` the answer streams the server's progress (import-progress.ts).
 // `format` is a query parameter (51, as in the spec's examples) or a path segment (53, as in
 // the spec's parameter table; DESIGN.md "format accepted in the query (or path)"). The path
 // form is its own endpoint number, so a role grants it like any other endpoint.
@@ -10,7 +11,7 @@ import { InvalidInputError, RequestTimeoutError, TooLargeError } from '../../cor
 import { importAbort, importContinue } from '../../ingest/csv-import-job.ts'
 import { ImportWriter } from '../../ingest/import-writer.ts'
 import type { RouteContext } from '../route-context.ts'
-import { done } from '../envelope.ts'
+import { ImportProgressStream } from '../import-progress.ts'
 import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
@@ -49,6 +50,7 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
       reply.header('connection', 'close')
       file.destroy(new RequestTimeoutError(`Upload too slow: ${got} bytes arrived in the last ${rateWindowMs / 1000} s, at least ${minBytesPerSecond} bytes per second are needed (LINTEL_UPLOAD_MIN_RATE_KB); the import stopped there (with on_error=abort nothing was stored)`))
     })
+    const stream = new ImportProgressStream(req, reply)
     async function* input(): AsyncGenerator<Buffer> {
       try {
         for await (const chunk of file) { guard.counted(chunk.length); yield chunk as Buffer }
@@ -56,17 +58,19 @@ export const importRoutes: FastifyPluginAsync<RouteContext & { uploadLimit: numb
         guard.cancel()
       }
       await rest()
+      stream.uploadEnded(file.truncated)
     }
     const canWrite = access.test(req, endpointNo, 'write')
     const job = {
-      projectId: req.project.id, input: input(), log: req.log, spoolDir: ctx.spoolDir,
+      projectId: req.project.id, input: input(), log: req.log, spoolDir: ctx.spoolDir, progress: stream.progress,
       writer: () => new ImportWriter(ctx.catalog, ctx.importIngest ?? ctx.ingest, req.project.id, canWrite),
     }
     try {
       const result = onError === 'abort' ? await importAbort(job) : await importContinue(job)
       if (part.file.truncated) throw new TooLargeError(`The file is larger than the upload limit of ${ctx.uploadLimit} bytes`, 'UPLOAD_TOO_LARGE')
-      return done(reply, result)
+      return stream.finish(result)
     } catch (err) {
+      if (stream.failed(err)) return reply
       part.file.resume() // drain the rest of an aborted upload so the connection ends cleanly
       // Over the upload limit (FST_REQ_FILE_TOO_LARGE): 413 UPLOAD_TOO_LARGE by api/error-handler.ts, naming uploadLimitBytes.
       throw multipartInputError(err, 'import_file')

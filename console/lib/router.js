@@ -5,7 +5,7 @@
 export const PAGES = [
   ['datapoints', 'Datapoints'], ['chart', 'Chart'], ['favorites', 'Favorites'], ['vdp', 'Virtual datapoints'],
   ['alerts', 'Alerts'], ['setpoints', 'Setpoints'], ['mqtt', 'MQTT accounts'], ['import', 'CSV import'],
-  ['documents', 'Documents'], ['analytics', 'Analytics'],
+  ['documents', 'Documents'], ['analytics', 'Analytics'], ['apps', 'Controls apps'],
 ]
 
 /**

@@ -58,3 +58,11 @@ t.test('chart spans', async (t) => {
   const { spanText } = await load('views/chart.js')
   t.same([spanText(86400e3), spanText(7 * 86400e3), spanText(3600e3), spanText(90 * 60e3), spanText(1)], ['1d', '1w', '1h', '90m', '1m'], 'the relative range a plot view keeps')
 })
+
+t.test('controls apps: the 400 of a configuration, one problem per line', async (t) => {
+  const { configProblems } = await load('views/apps.js')
+  t.same(configProblems("Invalid configuration: configuration.week[0].time: must be HH:mm; configuration.colour: unknown field; configuration.holiday[1].values.a; b: x"),
+    ['configuration.week[0].time: must be HH:mm', 'configuration.colour: unknown field', 'configuration.holiday[1].values.a; b: x'], 'split only where the next problem\'s path begins')
+  t.same(configProblems("configuration.week[0].values.flow_temp_setpoint: 35 is outside the write bounds [10,30] of datapoint 'hc1.flow_sp'"),
+    ["configuration.week[0].values.flow_temp_setpoint: 35 is outside the write bounds [10,30] of datapoint 'hc1.flow_sp'"], 'a message without the prefix stays whole')
+})

@@ -60,6 +60,26 @@ t.test('the pages of the console', async (t) => {
     await c.shot('import')
   })
 
+  await t.test('CSV import with on_error=abort: the server\'s progress of its store pass, out of the lines checked', async (t) => {
+    await open('import')
+    const n = 120_001
+    const csv = Array.from({ length: n }, (_, i) => `ahu8/temp,${i % 40},${new Date(Date.UTC(2024, 5, 1) + i * 60e3).toISOString()}`).join('\n') + '\n'
+    await c.page.setInputFiles('input[name=import_file]', { name: 'big.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) })
+    await c.page.selectOption('select[name=on_error]', 'abort')
+    // Every text the status line showed, in order (the page replaces it as lines arrive).
+    await c.page.evaluate(() => {
+      const seen: string[] = (window as any).statuses = []
+      new MutationObserver(() => seen.push(document.querySelector('p.hint')?.textContent ?? '')).observe(document.querySelector('p.hint')!, { childList: true, characterData: true, subtree: true })
+    })
+    await c.page.click('button:text("Import")')
+    await c.page.waitForSelector('text=Done:')
+    t.match(await c.page.textContent('main'), /Done: 120001 lines stored, 0 refused\./)
+    const seen: string[] = await c.page.evaluate(() => (window as any).statuses)
+    t.ok(seen.some((s) => /^The server stored [\d,.\s\u202f]+ of 120[,.\s\u202f]?001 lines…$/.test(s)), `the server's progress was shown: ${JSON.stringify(seen.slice(-4))}`)
+    t.equal((await http('GET', `/v2/datapoint/timeseries?project_id=${pid}&dataPointID=ahu8/temp&max=0`)).body.data.length, n, 'stored')
+    await c.shot('import-progress')
+  })
+
   await t.test('documents: upload into a folder, listed', async (t) => {
     await open('documents')
     await c.page.fill('input[name=folder]', 'plans')

@@ -84,5 +84,12 @@ t.test('a narrow TagAuth in the console', async (t) => {
     t.match(await c.page.textContent('#notice'), /open\/a: you may no longer read it/, 'the user is told why')
     await c.shot('revoked')
   })
+  await t.test('the favorites page, not granted to this role, says so in words', async (t) => {
+    await c.page.goto(`${platform.address}/#/p/${pid}/favorites`)
+    await c.page.waitForSelector('main [data-reason="not-granted"]')
+    t.equal(await c.page.textContent('main [data-reason="not-granted"]'), 'Your roles in this project do not include favorites and plot views: an administrator of the project can grant them.')
+    t.notMatch(await c.page.textContent('main'), /Unauthorized access|Could not open/, 'no raw 403 text')
+    await c.shot('favorites-not-granted')
+  })
   t.same(c.errors, [], 'no uncaught error in the page')
 })

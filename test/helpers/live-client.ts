@@ -7,6 +7,8 @@ import { waitFor } from './wait.ts'
 export interface LiveClient {
   ws: WebSocket
   messages: ServerMessage[]
+  /** Frames that came as binary (opcode 2): the protocol sends text frames only. */
+  binaryFrames: number
   closed?: { code: number; reason: string }
   send(m: object): void
   /** The first message (from `from` on) matching, within the bound. */
@@ -21,13 +23,16 @@ export function liveClient(address: string, opts: { authorization?: string; prot
   const url = address.replace(/^http/, 'ws') + '/v2/live' + (opts.query ?? '')
   const ws = new WebSocket(url, opts.protocols ?? [], { headers: opts.authorization ? { authorization: opts.authorization } : {} })
   const c: LiveClient = {
-    ws, messages: [],
+    ws, messages: [], binaryFrames: 0,
     send: (m) => ws.send(JSON.stringify(m)),
     next: async (type, match, from = 0) => waitFor(() => c.messages.slice(from).find((m) => m.type === type && (!match || match(m as never))) as never, { what: `a '${type}' frame`, timeoutMs: 10_000 }),
     points: (id) => c.messages.flatMap((m) => (m.type === 'observations' && m.dataPointID === id ? m.data.map((d) => ({ ...d, fill: m.fill === true })) : [])),
     closedWithin: (ms = 10_000) => waitFor(() => c.closed, { what: 'the socket to close', timeoutMs: ms }),
   }
-  ws.on('message', (data) => c.messages.push(JSON.parse(data.toString())))
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) c.binaryFrames++
+    c.messages.push(JSON.parse(data.toString()))
+  })
   ws.on('close', (code, reason) => { c.closed = { code, reason: reason.toString() } })
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(c))

@@ -9,10 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { formatTimestamp } from '../../core/timestamp.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
-import { addProject, addUser, platform, type Login, type Platform } from '../helpers/platform.ts'
-import { waitFor } from '../helpers/wait.ts'
-
-const T0 = Date.UTC(2024, 0, 1) * 1000 // µs
+import { download, duckRows, fill, finished, start, T0 } from '../helpers/export.ts'
+import { addProject, addUser, platform } from '../helpers/platform.ts'
 
 async function setup(t: Test) {
   const store = await openSqliteStore({ dir: t.testdir() })
@@ -22,49 +20,6 @@ async function setup(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'lintel-export-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   return { p, store, pid: proj.id, dir }
-}
-
-/** Stores `n` observations per datapoint: odd step lengths and fractional values, µs precision. */
-async function fill(p: Platform, pid: number, ids: string[], n: number) {
-  const expected: [string, number, number][] = []
-  const body: Record<string, { time: string; value: number }[]> = {}
-  for (const [k, id] of ids.entries()) {
-    body[id] = []
-    for (let i = 0; i < n; i++) {
-      const time = T0 + i * 61_000_003 + k
-      const value = i * 0.1 - k * 7.25
-      body[id].push({ time: formatTimestamp(time), value })
-      expected.push([id, time, value])
-    }
-  }
-  const res = await p.call(p.admin, 'POST', `/v2/project/${pid}/timeseries`, body)
-  if (res.status !== 200) throw new Error(JSON.stringify(res.body))
-  return expected.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]))
-}
-
-const start = (p: Platform, pid: number, body: unknown, who: Login = p.admin) => p.call(who, 'POST', `/v2/project/${pid}/export`, body)
-const finished = (p: Platform, pid: number, id: number, who: Login = p.admin) => waitFor(async () => {
-  const r = await p.call(who, 'GET', `/v2/project/${pid}/export/${id}`)
-  return r.body.state !== 'running' ? r.body : undefined
-}, { what: `export ${id} to end`, timeoutMs: 60_000 })
-
-/** The file of a finished job, fetched through the document link (endpoint 93). */
-async function download(p: Platform, pid: number, path: string): Promise<Buffer> {
-  const link = await p.call(p.admin, 'GET', `/v2/project/${pid}/file?${new URLSearchParams({ path })}`)
-  if (link.status !== 200) throw new Error(JSON.stringify(link.body))
-  return Buffer.from(await (await fetch(link.body.download_link)).arrayBuffer())
-}
-
-async function duckRows(file: string): Promise<[string, number, number][]> {
-  const db = await DuckDBInstance.create(':memory:')
-  const c = await db.connect()
-  try {
-    const r = await c.runAndReadAll(`SELECT datapoint, epoch_us(time)::DOUBLE AS us, value FROM read_parquet('${file}')`)
-    return r.getRows().map((x) => [String(x[0]), Number(x[1]), Number(x[2])])
-  } finally {
-    c.closeSync()
-    db.closeSync()
-  }
 }
 
 t.test('Parquet export: every row read back by DuckDB; timestamp and dictionary columns; progress', async (t) => {

@@ -5,7 +5,7 @@
 // like the JSON answer, so neither the loop nor memory holds a long range.
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { InvalidInputError } from '../core/errors.ts'
-import { csvField, csvHeader, csvLines } from '../protocol/csv/write.ts'
+import { csvField, csvHeader, csvLines } from '../engine/export/csv.ts'
 import type { MeanPoint, Point } from '../engine/store/port.ts'
 
 export const CSV_TYPE = 'text/csv; charset=utf-8'

@@ -118,9 +118,20 @@ async function duckdbPhase(dir: string) {
 const phase = process.argv[2]
 if (phase) {
   const dir = process.argv[3]
+  // JS memory apart from RSS: the SQLite store's memory-mapped pages count in RSS and grow with the store.
+  let heapPeak = 0
+  let buffersPeak = 0
+  const sample = setInterval(() => {
+    const m = process.memoryUsage()
+    heapPeak = Math.max(heapPeak, m.heapUsed)
+    buffersPeak = Math.max(buffersPeak, m.arrayBuffers)
+  }, 100)
+  sample.unref()
   const r = phase === 'build' ? await build(dir) : phase === 'duckdb' ? await duckdbPhase(dir) : await exportPhase(dir, phase as 'csv' | 'parquet')
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024)
-  process.stdout.write(JSON.stringify({ phase, ...r, rowsPerSecond: Math.round(r.rows / r.seconds), peakRssMb }) + '\n')
+  clearInterval(sample)
+  const mb = (b: number) => Math.round(b / 1024 / 1024)
+  process.stdout.write(JSON.stringify({ phase, ...r, rowsPerSecond: Math.round(r.rows / r.seconds), peakRssMb, peakHeapMb: mb(heapPeak), peakArrayBuffersMb: mb(buffersPeak) }) + '\n')
   process.exit(0)
 }
 
@@ -138,7 +149,7 @@ const load = () => (spawnSync('uptime', { encoding: 'utf8' }).stdout ?? '').trim
 try {
   const loadBefore = load()
   const built = run('build')
-  const results: Record<string, { rowsPerSecond: number; peakRssMb: number }[]> = { parquet: [], duckdb: [], csv: [] }
+  const results: Record<string, { rowsPerSecond: number; peakRssMb: number; peakHeapMb: number }[]> = { parquet: [], duckdb: [], csv: [] }
   for (let r = 0; r < ROUNDS; r++) for (const p of ['parquet', 'duckdb', 'csv']) results[p].push(run(p))
   const best = (p: string) => results[p].reduce((a, b) => (b.rowsPerSecond > a.rowsPerSecond ? b : a))
   emit({
@@ -146,6 +157,7 @@ try {
     parquetRowsPerSecond: best('parquet').rowsPerSecond, csvRowsPerSecond: best('csv').rowsPerSecond, duckdbParquetRowsPerSecond: best('duckdb').rowsPerSecond,
     parquetVsDuckdb: +(best('parquet').rowsPerSecond / best('duckdb').rowsPerSecond).toFixed(3),
     peakRssMb: { parquet: Math.max(...results.parquet.map((x) => x.peakRssMb)), csv: Math.max(...results.csv.map((x) => x.peakRssMb)), duckdb: Math.max(...results.duckdb.map((x) => x.peakRssMb)) },
+    peakHeapMb: { parquet: Math.max(...results.parquet.map((x) => x.peakHeapMb)), csv: Math.max(...results.csv.map((x) => x.peakHeapMb)) },
     loadBefore, loadAfter: load(),
   })
 } finally {

@@ -45,6 +45,7 @@ import { scheduleRoutes } from './routes/schedules.ts'
 import type { VdpRunner } from '../engine/vdp/runner.ts'
 import type { Documents } from '../engine/blobs/documents.ts'
 import { documentRoutes } from './routes/documents.ts'
+import { exportRoutes } from './routes/exports.ts'
 import { consoleRoutes } from './routes/console.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
 import { userRoutes } from './routes/users.ts'
@@ -117,6 +118,10 @@ export interface AppDeps {
   analytics?: AnalyticsService
   /** The company and project file spaces (engine/blobs); without it their routes are not served. */
   documents?: Documents
+  /** This process owns every export job (embedded mode, api/routes/exports.ts). */
+  exportsOwnAll?: boolean
+  /** Each started export job's end (tests, benchmarks). */
+  onExportStarted?: (id: number, done: Promise<void>) => void
   /** Stored observations and alert events of this process (engine/live/feed.ts); without it GET /v2/live closes at once (1013). */
   liveFeed?: LiveFeed
   /** Bounds of the live subscriptions' sockets (api/live/hub.ts). */
@@ -224,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (documents) {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
+    await app.register(exportRoutes, { ...ctx, documents, exportsOwnAll: deps.exportsOwnAll, onExportStarted: deps.onExportStarted })
   }
   const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
   await app.register(liveRoutes, { ...ctx, hub })

@@ -155,6 +155,10 @@ export const endpoints: readonly Endpoint[] = [
   // People working with alerts (issue 34 item 3): block 200-209, routes like 102/103.
   e(200, 'POST', '/v2/alert/{alert_id}/acknowledge', 'Project', 'Acknowledge a raised alert (who, when, comment): no further raise is notified until it resets'),
   e(201, 'POST', '/v2/alert/{alert_id}/clear', 'Project', 'Clear a raised alert by hand: back to Normal, notified; a condition that still holds raises anew'),
+  // Export of observations (issue 34 item 1): block 210-219.
+  e(210, 'POST', '/v2/project/{project_id}/export', 'Project', 'Start an export of datapoints over a time range to a CSV or Parquet file of the project space (202, a job)'),
+  e(211, 'GET', '/v2/project/{project_id}/export/{export_id}', 'Project', 'An export job: state, progress (rows done of the estimate), its file'),
+  e(212, 'GET', '/v2/project/{project_id}/exports', 'Project', 'The export jobs of the project, newest first'),
   e(191, 'GET', '/v2/project/{project_id}/favorites', 'Project', 'The caller\'s favorite datapoints in the project'),
   e(192, 'POST', '/v2/project/{project_id}/favorite', 'Project', 'Add a datapoint to the caller\'s favorites'),
   e(193, 'DELETE', '/v2/project/{project_id}/favorite', 'Project', 'Remove a datapoint from the caller\'s favorites'),

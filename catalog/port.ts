@@ -28,6 +28,7 @@ import type { ComponentInProject } from './components-in-project.ts'
 import type { ControlsApp, ControlsAppChange, ControlsAppFilter, ControlsAppLogEntry, HolidayCalendar, NewControlsApp, Page } from './controls-apps.ts'
 import type { AlertAck, AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
+import type { ExportJob, NewExportJob } from './exports.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
 import type { TooLargeError } from '../core/errors.ts'
 import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
@@ -293,6 +294,21 @@ export interface UserViewsPort {
   countFavorites(userId: number, projectId: number): Promise<number>
 }
 
+/** Export jobs of a project (catalog/exports.ts): state, progress and heartbeat. */
+export interface ExportJobsPort {
+  /** A running job (heartbeat now); the project keeps MAX_EXPORT_JOBS_PER_PROJECT, the oldest finished ones dropped. */
+  create(j: NewExportJob, now: number): Promise<ExportJob>
+  get(projectId: number, id: number): Promise<ExportJob | undefined>
+  /** Newest first. */
+  list(projectId: number): Promise<ExportJob[]>
+  /** Rows done and a heartbeat; false when the job is no longer running. */
+  progress(id: number, rowsDone: number, now: number): Promise<boolean>
+  /** Ends a running job; false when it had ended already (a stale job failed by another node). */
+  finish(id: number, end: { state: 'done' | 'failed'; rows_done: number; bytes?: number; error?: string }, now: number): Promise<boolean>
+  /** Fails the running jobs whose heartbeat is older than `before`; how many. */
+  failStale(before: number, reason: string, now: number): Promise<number>
+}
+
 /** A change notification's payload: a small JSON object. */
 export type ChangePayload = Record<string, string | number | boolean | null>
 
@@ -363,6 +379,7 @@ export interface CatalogPort {
   readonly analytics: AnalyticsPort
   readonly controlsApps: ControlsAppsPort
   readonly userViews: UserViewsPort
+  readonly exportJobs: ExportJobsPort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

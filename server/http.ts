@@ -47,6 +47,7 @@ export async function startHttp(w: Wiring): Promise<Running> {
     metrics: (projectIds) => broker?.metricsOf(projectIds) ?? {},
     vdpRunner: w.vdp ?? catalogOnlyRunner,
     documents: w.documents,
+    exportsOwnAll: config.catalog === 'sqlite',
     alertRunner: w.alerts,
     webhookPolicy: w.webhookPolicy, maxAlertsPerDatapoint: config.alertLimits.perDatapoint, emailEnabled: config.smtp !== undefined,
     setpoints: w.setpoints,

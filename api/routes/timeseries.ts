@@ -20,6 +20,7 @@ import { done } from '../envelope.ts'
 import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
 import { Id, ProjectParams } from '../schemas.ts'
+import { CSV_TYPE, rawCsv, sampleCsv, wantsCsv } from '../timeseries-csv.ts'
 
 const ReadQuery = Type.Object({
   project_id: Id,
@@ -32,6 +33,7 @@ const ReadQuery = Type.Object({
   units_system: Type.Optional(Type.String({ maxLength: 32 })),
   currency_system: Type.Optional(Type.String({ maxLength: 32 })),
   units: Type.Optional(Type.String({ maxLength: 64 })),
+  format: Type.Optional(Type.String({ maxLength: 16, description: 'csv: the answer as CSV (datapoint,value,time with a header line; docs/export.md), as with Accept: text/csv; only csv is accepted' })),
 }, { additionalProperties: false })
 
 const ReadResponse = Type.Object({
@@ -144,6 +146,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
     schema: { querystring: ReadQuery, response: { 200: ReadResponse } },
     handler: async (req, reply) => {
       const q = req.query
+      const csv = wantsCsv(q.format, req.headers.accept)
       const dp = await access.readable(req, 52, q.dataPointID)
       const conversion = converterFor(dp.dataPointID, dp.tags, q, await ratesFor(q))
       const convert = conversion?.convert
@@ -167,6 +170,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
       if (plan.kind === 'sample') {
         // A count is not in any unit; every other aggregate is a value of the series.
         const conv = aggregate === 'count' ? undefined : convert
+        if (csv) return reply.type(CSV_TYPE).send(Readable.from(sampleCsv(dp.dataPointID, await sampled(store, dp.id, plan), aggregate, conv)) as never)
         if (!conv && store.sampleAnswer) return sendAnswer(reply, await store.sampleAnswer(dp.id, plan.query, { head: answerHead(head), field: aggregate, lastBuckets: plan.lastBuckets }))
         const points = await sampled(store, dp.id, plan)
         const json = sampleJson(head, points, aggregate, conv)
@@ -174,6 +178,7 @@ export const timeseriesRoutes: FastifyPluginAsync<RouteContext & { ingestBodyLim
         if (points.length <= ENCODE_SLICE) return reply.send((await json.next()).value as never)
         return reply.send(Readable.from(json) as never)
       }
+      if (csv) return reply.type(CSV_TYPE).send(Readable.from(rawCsv(dp.dataPointID, readInChunks(store, dp.id, plan.query), convert)) as never)
       // A read of at most one chunk is answered whole by the store when it can encode it.
       const limit = plan.query.limit ?? 0
       if (!convert && store.readAnswer && limit > 0 && limit <= READ_CHUNK) return sendAnswer(reply, await store.readAnswer(dp.id, plan.query, { head: answerHead(head), field: 'value' }))

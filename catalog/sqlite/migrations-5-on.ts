@@ -327,4 +327,25 @@ export const MIGRATIONS_5_ON: readonly Migration[] = [
   CREATE INDEX plot_views_user ON plot_views(user_id, project_id, id);
   CREATE INDEX plot_views_project ON plot_views(project_id);
   `,
+  // 17: issue 34 item 1: export jobs (state, progress, heartbeat), gone with their project.
+  `
+  CREATE TABLE export_jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    user_id INTEGER NOT NULL,
+    format TEXT NOT NULL CHECK (format IN ('csv', 'parquet')),
+    path TEXT NOT NULL,
+    spec TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('running', 'done', 'failed')),
+    rows_done INTEGER NOT NULL,
+    rows_estimate INTEGER NOT NULL,
+    bytes INTEGER,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    heartbeat INTEGER NOT NULL,
+    finished_at INTEGER
+  );
+  CREATE INDEX export_jobs_project ON export_jobs(project_id, id);
+  CREATE INDEX export_jobs_running ON export_jobs(state, heartbeat);
+  `,
 ]

@@ -299,6 +299,14 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(197, 'PUT', `${p}/plotview/${viewId}`, { body: { start: '2024-01-02T00:00:00Z', end: '2024-01-01T00:00:00Z' } })
   await ok(198, 'DELETE', `${p}/plotview/${viewId}`)
   await bad(198, 'DELETE', `${p}/plotview/${viewId}`)
+  // Export (210-212): a job over a readable datapoint; bad input and an unknown job refused.
+  const range = { start: '2024-01-01T00:00:00Z', end: '2024-01-02T00:00:00Z' }
+  const exportId = (await ok(210, 'POST', `${p}/export`, { body: { format: 'csv', ...range, dataPointIDs: ['room A temp'] } })).body.resource.id as number
+  await bad(210, 'POST', `${p}/export`, { body: { format: 'csv', start: range.end, end: range.start, dataPointIDs: ['room A temp'] } })
+  await ok(211, 'GET', `${p}/export/${exportId}`)
+  await bad(211, 'GET', `${p}/export/999999`)
+  await ok(212, 'GET', `${p}/exports`)
+  await bad(212, 'GET', `${p}/exports`, { who: newbie })
   // Controls apps (170-181) on the heating circuit, its setpoint pin on the writable point.
   async function controlsApps(pid: number, cipId: number) {
     const p = `/v2/project/${pid}`

@@ -20,5 +20,16 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 echo "test dependencies present: $(command -v mosquitto_pub)"
-(cd "$(dirname "$0")/.." && npm run --silent setup:scaled)
-"$(dirname "$0")/services/all.sh" start
+# node-rdkafka compiles (about 2 minutes on a clean clone) while the services start, which is
+# mostly Java start-up and waiting for health: neither needs the other. Its output is printed
+# after, in one piece.
+rdkafka_log="$(mktemp)"
+(cd "$(dirname "$0")/.." && npm run --silent setup:scaled) >"$rdkafka_log" 2>&1 &
+rdkafka_pid=$!
+services=0
+"$(dirname "$0")/services/all.sh" start || services=$?
+rdkafka=0
+wait "$rdkafka_pid" || rdkafka=$?
+cat "$rdkafka_log"; rm -f "$rdkafka_log"
+[ "$rdkafka" -eq 0 ] || { echo "npm run setup:scaled (node-rdkafka) failed (exit $rdkafka)" >&2; exit "$rdkafka"; }
+exit "$services"

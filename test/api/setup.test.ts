@@ -17,7 +17,10 @@ t.test('node-rdkafka: not installed by npm ci, installed pinned by the scaled se
   }
   t.notOk(lock.packages['node_modules/node-rdkafka'], 'not in the lockfile, so npm ci never compiles it')
   t.notOk(lock.packages['']?.optionalDependencies?.['node-rdkafka'])
-  t.match(pkg.scripts['setup:scaled'], /npm install --no-save node-rdkafka@\d+\.\d+\.\d+$/, 'a pinned version')
+  t.equal(pkg.scripts['setup:scaled'], 'bash scripts/setup-scaled.sh')
+  const setup = readFileSync('scripts/setup-scaled.sh', 'utf8')
+  t.match(setup, /^VERSION=\d+\.\d+\.\d+$/m, 'a pinned version')
+  t.match(setup, /^npm install --no-save "node-rdkafka@\$VERSION"$/m, 'installed without entering package.json')
   t.match(readFileSync('scripts/install-test-deps.sh', 'utf8'), /npm run --silent setup:scaled/, 'the test set-up installs it')
 })
 

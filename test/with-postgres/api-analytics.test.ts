@@ -1,0 +1,3 @@
+// test/api/analytics.test.ts again, on a PostgreSQL catalog (test/helpers/on-postgres.ts).
+import '../helpers/on-postgres.ts'
+import '../api/analytics.test.ts'

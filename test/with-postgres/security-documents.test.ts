@@ -1,0 +1,3 @@
+// test/security/documents.test.ts again, on a PostgreSQL catalog (test/helpers/on-postgres.ts).
+import '../helpers/on-postgres.ts'
+import '../security/documents.test.ts'

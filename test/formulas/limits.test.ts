@@ -83,16 +83,22 @@ t.test('a big formula compiles and runs quickly', async t => {
   const timed = (g: typeof f) => {
     const t1 = performance.now()
     let acc = 0
-    for (let i = 0; i < 20_000; i++) acc += g.evaluate(inputs[i % 3]) as number
+    for (let i = 0; i < 10_000; i++) acc += g.evaluate(inputs[i % 3]) as number
     t.ok(acc > 0)
     return performance.now() - t1
   }
   timed(f) // warm-up of both
   timed(half)
-  const fullMs = Math.min(timed(f), timed(f))
-  const halfMs = Math.min(timed(half), timed(half))
-  t.ok(fullMs < 4 * halfMs, `20k evaluations: 140 equations ${fullMs.toFixed(1)} ms, 70 equations ${halfMs.toFixed(1)} ms (linear: about twice)`)
-  t.ok(fullMs < 20_000, `20k evaluations of 140 equations: ${fullMs.toFixed(1)} ms`)
+  // Alternated, the least of seven each: a descheduled or GC-hit sample only grows, so on a
+  // loaded machine the minimum of a few is the cost (two samples each once gave 937 / 194 ms).
+  let fullMs = Infinity
+  let halfMs = Infinity
+  for (let round = 0; round < 7; round++) {
+    fullMs = Math.min(fullMs, timed(f))
+    halfMs = Math.min(halfMs, timed(half))
+  }
+  t.ok(fullMs < 4 * halfMs, `10k evaluations: 140 equations ${fullMs.toFixed(1)} ms, 70 equations ${halfMs.toFixed(1)} ms (linear: about twice)`)
+  t.ok(fullMs < 20_000, `10k evaluations of 140 equations: ${fullMs.toFixed(1)} ms`)
 })
 
 t.test('the parser is built once and reused', async t => {

@@ -23,11 +23,21 @@ function track(child: ChildProcess): Proc {
   return { child, out: () => out, err: () => err, exited }
 }
 
+/** Teardown: SIGKILL if still running and wait for the exit, so the test's directory is not
+ *  removed while the process still writes into it (tap removes it right after the teardowns). */
+function stopAtEnd(t: Test, proc: Proc): void {
+  t.teardown(async () => {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) return
+    proc.child.kill('SIGKILL')
+    await settleWithin(proc.exited, { what: 'a test process to exit after SIGKILL', timeoutMs: 10_000 })
+  })
+}
+
 /** The Modbus test device on a free loopback port. */
 export async function modbusDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc }> {
   const port = await freePort()
   const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'edge/simulators/modbus-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }))
-  t.teardown(() => { proc.child.kill('SIGKILL') })
+  stopAtEnd(t, proc)
   await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the Modbus test device to listen', timeoutMs: 30_000 })
   if (!proc.out().includes(`listening ${port}`)) throw new Error(`the Modbus device did not start: ${proc.err()}`)
   return { port, proc }
@@ -36,7 +46,7 @@ export async function modbusDevice(t: Test, args: string[] = []): Promise<{ port
 /** `lintel edge ARGS` as a long-running process (killed at the test's end if still running). */
 export function edgeProcess(t: Test, args: string[], env: Record<string, string> = {}): Proc {
   const proc = track(spawn(process.execPath, [LINTEL, 'edge', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }))
-  t.teardown(() => { if (proc.child.exitCode === null) proc.child.kill('SIGKILL') })
+  stopAtEnd(t, proc)
   return proc
 }
 
@@ -60,7 +70,7 @@ export async function freeUdpPort(): Promise<number> {
 export async function bacnetDevice(t: Test, args: string[] = []): Promise<{ port: number; proc: Proc; send: (line: string) => void }> {
   const port = await freeUdpPort()
   const proc = track(spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'edge/simulators/bacnet-device.ts'), '--port', String(port), ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] }))
-  t.teardown(() => { proc.child.kill('SIGKILL') })
+  stopAtEnd(t, proc)
   await waitFor(() => proc.out().includes('listening') || proc.child.exitCode !== null, { what: 'the BACnet device simulator to listen', timeoutMs: 30_000 })
   if (!proc.out().includes(`listening ${port}`)) throw new Error(`the BACnet device did not start: ${proc.err()}`)
   return { port, proc, send: (line) => proc.child.stdin!.write(line + '\n') }

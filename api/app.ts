@@ -54,6 +54,7 @@ import { LIVE_SUBPROTOCOL, MAX_CLIENT_FRAME_BYTES } from '../protocol/live-messa
 import { LiveHub, type LiveLimits } from './live/hub.ts'
 import { liveRoutes } from './routes/live.ts'
 import { userViewRoutes } from './routes/user-views.ts'
+import { haystackRoutes } from './haystack/routes.ts'
 
 export interface AppDeps {
   catalog: Catalog
@@ -228,6 +229,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
   await app.register(liveRoutes, { ...ctx, hub })
   await app.register(userViewRoutes, ctx)
+  await app.register(haystackRoutes, { ...ctx, services: { setpoints: deps.setpoints, liveFeed: deps.liveFeed, liveHub: hub } })
   if (hub) app.decorate('liveHub', hub)
   if (deps.console !== false) await app.register(consoleRoutes)
   return app

@@ -163,6 +163,21 @@ export const endpoints: readonly Endpoint[] = [
   e(196, 'GET', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Read one of the caller\'s plot views'),
   e(197, 'PUT', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Change one of the caller\'s plot views'),
   e(198, 'DELETE', '/v2/project/{project_id}/plotview/{plotview_id}', 'Project', 'Delete one of the caller\'s plot views'),
+  // Project Haystack 4 HTTP API (issue 35; docs/haystack.md): block 230-249, one number per op so
+  // roles grant ops one by one. Each op answers POST (a Zinc or JSON grid) and, for ops without
+  // side effects, GET (query parameters); the registry names POST, the form every op has.
+  e(230, 'POST', '/haystack/{project_id}/about', 'Project', 'Haystack about: summary information for the server'),
+  e(231, 'POST', '/haystack/{project_id}/ops', 'Project', 'Haystack ops: the operations this server supports'),
+  e(232, 'POST', '/haystack/{project_id}/formats', 'Project', 'Haystack formats: the grid formats this server reads and writes'),
+  e(233, 'POST', '/haystack/{project_id}/close', 'Project', 'Haystack close: end the session (no server state to free)'),
+  e(234, 'POST', '/haystack/{project_id}/read', 'Project', 'Haystack read: the site, equip and point records by filter or by ids'),
+  e(235, 'POST', '/haystack/{project_id}/nav', 'Project', 'Haystack nav: the site, its equips and their points'),
+  e(236, 'POST', '/haystack/{project_id}/hisRead', 'Project', 'Haystack hisRead: the history of a point in a range'),
+  e(237, 'POST', '/haystack/{project_id}/hisWrite', 'Project', 'Haystack hisWrite: store observations of a point'),
+  e(238, 'POST', '/haystack/{project_id}/pointWrite', 'Project', 'Haystack pointWrite: read the priority array of a point, or write a level (a setpoint)'),
+  e(239, 'POST', '/haystack/{project_id}/watchSub', 'Project', 'Haystack watchSub: open or extend a watch of points'),
+  e(240, 'POST', '/haystack/{project_id}/watchPoll', 'Project', 'Haystack watchPoll: the changes of a watch'),
+  e(241, 'POST', '/haystack/{project_id}/watchUnsub', 'Project', 'Haystack watchUnsub: remove points from a watch, or close it'),
 ]
 
 const byNumber = new Map(endpoints.map((x) => [x.number, x]))

@@ -44,6 +44,8 @@ export interface Watch {
   readonly values: Map<number, CurValue>
   /** series changed since the last poll */
   readonly changed: Set<number>
+  /** The feed was interrupted since the last poll (values may be missing): the next poll re-reads all. */
+  stale: boolean
 }
 
 export interface WatchFeed { watch(projectId: number): Promise<void>; unwatch(projectId: number): void }
@@ -76,7 +78,7 @@ export class WatchRegistry {
     if (mine >= this.limits.maxWatchesPerUser) throw new TooLargeError(`watchSub: you have ${mine} open watches, the limit per user; close unused watches (watchUnsub with close)`)
     const w: Watch = {
       id: `w-${randomBytes(12).toString('base64url')}`, dis, owner, projectId, leaseUs, expiresAt: 0,
-      points: new Map(), values: new Map(), changed: new Set(),
+      points: new Map(), values: new Map(), changed: new Set(), stale: false,
     }
     this.watches.set(w.id, w)
     const n = this.perProject.get(projectId) ?? 0
@@ -113,6 +115,11 @@ export class WatchRegistry {
       if (!set) this.bySeries.set(p.series, set = new Set())
       set.add(w)
     }
+  }
+
+  /** A value read from the store for a point already added: kept unless a newer one was heard. */
+  seed(w: Watch, series: number, cur: CurValue): void {
+    if (w.points.has(series)) this.heard(w, series, cur, false)
   }
 
   remove(w: Watch, series: Iterable<number>): void {
@@ -153,6 +160,11 @@ export class WatchRegistry {
     const which = refresh ? [...w.points.keys()] : [...w.changed]
     w.changed.clear()
     return which.map((series) => ({ series, ref: w.points.get(series)!, cur: w.values.get(series) }))
+  }
+
+  /** The feed may have lost observations (scaled: Redis reconnected): every watch re-reads at its next poll. */
+  interrupted(): void {
+    for (const w of this.watches.values()) w.stale = true
   }
 
   /** Closes every watch (the process stops). */

@@ -245,6 +245,8 @@ export interface SetpointsPort {
   settings(projectId: number): Promise<SetpointSettings>
   setSettings(projectId: number, change: { enabled?: boolean; maxPriority?: number }): Promise<SetpointSettings>
   bounds(projectId: number, dataPointID: string): Promise<WriteBounds | undefined>
+  /** The write bounds of every datapoint of the project that has them, by the datapoint's integer id (Haystack `writable`). */
+  boundsOfProject(projectId: number): Promise<Map<number, WriteBounds>>
   setBounds(projectId: number, dataPointID: string, b: WriteBounds): Promise<WriteBounds>
   create(op: NewSetpointOperation): Promise<SetpointOperation>
   /** Compare-and-set: undefined when the operation is no longer as `current` (or a fresh read) shows it. */

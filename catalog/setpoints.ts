@@ -10,6 +10,12 @@ export const DEFAULT_MAX_PRIORITY = 8
 export interface SetpointSettings { project_id: number; enabled: boolean; max_priority: number }
 export interface WriteBounds { setpoint_min_value: number; setpoint_max_value: number }
 
+export const BOUNDS_OF_PROJECT = `SELECT b.datapoint, b.setpoint_min_value, b.setpoint_max_value FROM datapoint_write_bounds b
+  JOIN datapoints d ON d.id = b.datapoint WHERE d.project_id = ?`
+/** Rows of BOUNDS_OF_PROJECT by datapoint id (PostgreSQL may give bigints as text). */
+export const boundsById = (rows: (WriteBounds & { datapoint: number | string })[]): Map<number, WriteBounds> =>
+  new Map(rows.map((r) => [Number(r.datapoint), { setpoint_min_value: Number(r.setpoint_min_value), setpoint_max_value: Number(r.setpoint_max_value) }]))
+
 /** One entry of an operation's log (spec 2 "Setpoint write operation", `log`). */
 export interface SetpointLogEntry {
   msg: string

@@ -25,6 +25,8 @@ import type { HaystackServices } from './services.ts'
 export const HAYSTACK_PREFIX = '/haystack/{project_id}'
 /** Bytes of rows gathered before a chunk is written. */
 const CHUNK_BYTES = 64 * 1024
+/** Rows above which a whole grid is written in chunks. */
+const STREAM_ROWS = 200
 
 export type HaystackRouteOptions = RouteContext & { services: HaystackServices; ops?: readonly HaystackOp[] }
 
@@ -67,7 +69,8 @@ async function serve(ctx: HaystackRouteOptions, op: HaystackOp, req: FastifyRequ
   }
   const answer = await op.handler(hctx, request)
   reply.type(format.mime)
-  if (answer instanceof Grid) return reply.send(format.grid(answer))
+  // A large grid (a read of many points) is written in chunks too, never as one string.
+  if (answer instanceof Grid && answer.rows.length <= STREAM_ROWS) return reply.send(format.grid(answer))
   return reply.send(Readable.from(chunks(answer, format, abort.signal)))
 }
 

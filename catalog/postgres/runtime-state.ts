@@ -6,7 +6,7 @@ import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
 import { identifierProblem } from '../../core/identifier.ts'
 import { ALERT_SELECT, endsAcknowledgement, notifiesWhileAcknowledged, toAlert, type AlertAck, type AlertEvent, type AlertRecord, type AlertRow, type OutboxEntry } from '../alerts.ts'
 import type { AlertsPort, SetpointsPort, VirtualDatapointsPort } from '../port.ts'
-import { DEFAULT_MAX_PRIORITY, toOperation, type SetpointOperation, type SetpointRow, type WriteBounds } from '../setpoints.ts'
+import { BOUNDS_OF_PROJECT, boundsById, DEFAULT_MAX_PRIORITY, toOperation, type SetpointOperation, type SetpointRow, type WriteBounds } from '../setpoints.ts'
 import { nowNs, toVdp, vdpExists, type VdpRow } from '../virtual-datapoints.ts'
 import { conflictsAs, type Sql } from './sql.ts'
 
@@ -174,6 +174,7 @@ export function setpoints(sql: Sql): SetpointsPort {
     },
     bounds: (projectId, dataPointID) => sql.one<WriteBounds>(`SELECT b.setpoint_min_value, b.setpoint_max_value FROM datapoint_write_bounds b
       JOIN datapoints d ON d.id = b.datapoint WHERE d.project_id = ? AND d.datapoint_id = ?`, projectId, dataPointID),
+    boundsOfProject: async (projectId) => boundsById(await sql.rows<WriteBounds & { datapoint: number }>(BOUNDS_OF_PROJECT, projectId)),
     setBounds: async (projectId, dataPointID, b) => {
       if (!(b.setpoint_min_value <= b.setpoint_max_value)) {
         throw new InvalidInputError(`setpoint_min_value (${b.setpoint_min_value}) must not be greater than setpoint_max_value (${b.setpoint_max_value})`)

@@ -2,7 +2,7 @@
 // pure rules stay in catalog/setpoints.ts, below both adapters; the PostgreSQL twin is in catalog/postgres/.
 import { statements, type Db } from './db.ts'
 import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
-import { DEFAULT_MAX_PRIORITY, type SetpointSettings, type WriteBounds, type SetpointLogEntry, type SetpointOperation, type NewSetpointOperation, type SetpointRow, toOperation } from '../setpoints.ts'
+import { DEFAULT_MAX_PRIORITY, type SetpointSettings, type WriteBounds, BOUNDS_OF_PROJECT, boundsById, type SetpointLogEntry, type SetpointOperation, type NewSetpointOperation, type SetpointRow, toOperation } from '../setpoints.ts'
 
 export class Setpoints {
   private readonly sql: ReturnType<typeof statements>
@@ -36,6 +36,10 @@ export class Setpoints {
   async bounds(projectId: number, dataPointID: string): Promise<WriteBounds | undefined> {
     return this.sql(`SELECT b.setpoint_min_value, b.setpoint_max_value FROM datapoint_write_bounds b JOIN datapoints d ON d.id = b.datapoint
       WHERE d.project_id = ? AND d.datapoint_id = ?`).get(projectId, dataPointID) as WriteBounds | undefined
+  }
+
+  async boundsOfProject(projectId: number): Promise<Map<number, WriteBounds>> {
+    return boundsById(this.sql(BOUNDS_OF_PROJECT).all(projectId) as (WriteBounds & { datapoint: number })[])
   }
 
   /** Sets both bounds of an existing datapoint (PUT /v2/datapoint). */

@@ -501,6 +501,9 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     const bounds = { setpoint_min_value: 10, setpoint_max_value: 25.5 }
     t.same(await c.setpoints.setBounds(project.id, 'sp', bounds), bounds)
     t.same(await c.setpoints.bounds(project.id, 'sp'), bounds)
+    await c.datapoints.ensure(project.id, ['plain'])
+    t.same([...await c.setpoints.boundsOfProject(project.id)], [[(await c.datapoints.get(project.id, 'sp')).id, bounds]], 'the bounds of the project by datapoint id; a datapoint without bounds is not there')
+    t.same([...await c.setpoints.boundsOfProject(999999)], [])
     await t.rejects(c.setpoints.setBounds(project.id, 'sp', { setpoint_min_value: 2, setpoint_max_value: 1 }), E(400))
     await t.rejects(c.setpoints.setBounds(project.id, 'none', bounds), E(404))
     const base = { project_id: project.id, dataPointID: 'sp', value: 21.5, priority: 8, acked: true, dryrun: false, keep_out_of_service: false, requested_by: 'a@x', created_at: 1000, deadline: null, status: 'initialized' }

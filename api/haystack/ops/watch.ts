@@ -12,8 +12,9 @@
 // A watch is its user's: another login gets "Unknown watch". Watches live in the API process
 // that opened them (scaled mode: a client polls the process it subscribed at).
 import type { Datapoint } from '../../../catalog/types.ts'
-import { Grid, Marker, Num, haystackTz, type Dict, type HVal } from '../../../protocol/haystack/values.ts'
-import { durationUs, findPoint, pointRef, refText, TIME_UNITS, unitOf, zincValueText } from '../his/points.ts'
+import { Grid, Marker, Num, type Dict, type HVal } from '../../../protocol/haystack/values.ts'
+import { durationUs, findPoint, refText, TIME_UNITS, zincValueText } from '../his/points.ts'
+import { loadModel, recordsGrid } from '../model.ts'
 import { HaystackOpError, type HaystackContext, type HaystackOp } from '../op.ts'
 import type { CurValue, Watch, WatchRegistry } from '../watches.ts'
 
@@ -37,18 +38,20 @@ function found(ctx: HaystackContext, reg: WatchRegistry, id: string): Watch {
   return w
 }
 
-/** The row of a watched point: what it is, and its current value. */
-function pointRow(ctx: HaystackContext, dp: Datapoint, cur: CurValue | undefined): Dict {
-  const unit = unitOf(dp)
-  const row: Dict = { id: pointRef(dp), dis: dp.tags.dis || dp.dataPointID, point: Marker.value, his: Marker.value, kind: 'Number', tz: haystackTz(ctx.project.time_zone) }
-  if (unit) row.unit = unit
-  row.curVal = cur ? new Num(cur.value, unit) : null
-  row.curStatus = cur ? 'ok' : 'unknown'
-  return row
+/** The row of a watched point: its record (model.ts, as read answers it) with curVal and curStatus. */
+function pointRow(record: Dict, cur: CurValue | undefined): Dict {
+  const unit = typeof record.unit === 'string' ? record.unit : undefined
+  return { ...record, curVal: cur ? new Num(cur.value, unit) : null, curStatus: cur ? 'ok' : 'unknown' }
 }
 
-async function latest(ctx: HaystackContext, dp: Datapoint): Promise<CurValue | undefined> {
-  return (await ctx.route.store.read(dp.id, { from: 'last', limit: 1 }))[0]
+async function latest(ctx: HaystackContext, series: number): Promise<CurValue | undefined> {
+  return (await ctx.route.store.read(series, { from: 'last', limit: 1 }))[0]
+}
+
+/** Records as a grid (id and dis first); a grid without rows has the column `empty`. */
+function withCols(rows: Dict[], meta: Dict): Grid {
+  const g = recordsGrid(rows.filter((r) => Object.keys(r).length > 0).length > 0 ? rows : [])
+  return new Grid(meta, g.cols.length > 0 ? g.cols : [{ name: 'empty', meta: {} }], rows)
 }
 
 export const watchSub: HaystackOp = {
@@ -81,11 +84,15 @@ export const watchSub: HaystackOp = {
       throw err
     }
     for (const dp of known) {
-      const cur = await latest(ctx, dp)
+      const cur = await latest(ctx, dp.id)
       if (cur) reg.seed(w, dp.id, cur)
     }
-    const rows = points.map((dp) => (dp === undefined ? {} : pointRow(ctx, dp, w.values.get(dp.id))))
-    return Grid.ofRows(rows, { watchId: w.id, lease: new Num(w.leaseUs / 1e6, 's') })
+    const model = await loadModel(ctx)
+    const rows = points.map((dp) => {
+      const record = dp && model.byId.get(dp.hash_id)
+      return record ? pointRow(record, w.values.get(dp!.id)) : {}
+    })
+    return withCols(rows, { watchId: w.id, lease: new Num(w.leaseUs / 1e6, 's') })
   },
 }
 
@@ -96,17 +103,18 @@ export const watchPoll: HaystackOp = {
     const w = found(ctx, reg, watchIdOf(request.meta, 'watchPoll'))
     reg.touch(w)
     const refresh = request.meta.refresh instanceof Marker || w.stale
-    const datapoints = ctx.route.catalog.datapoints
+    const polled = reg.poll(w, refresh)
+    const model = polled.length > 0 ? await loadModel(ctx) : undefined
     const rows: Dict[] = []
-    for (const { series } of reg.poll(w, refresh)) {
-      const dp = await datapoints.byId(series)
-      if (!dp || !ctx.canAccess(dp, 'read')) { reg.remove(w, [series]); continue }
-      if (w.stale) { const cur = await latest(ctx, dp); if (cur) reg.seed(w, series, cur) }
-      rows.push(pointRow(ctx, dp, w.values.get(series)))
+    for (const { series, ref } of polled) {
+      // A point the caller no longer reads (TagAuths changed, or deleted) leaves the watch.
+      const record = model!.byId.get(ref)
+      if (!record) { reg.remove(w, [series]); continue }
+      if (w.stale) { const cur = await latest(ctx, series); if (cur) reg.seed(w, series, cur) }
+      rows.push(pointRow(record, w.values.get(series)))
     }
     w.stale = false
-    const cols = rows.length > 0 ? Grid.ofRows(rows).cols : [{ name: 'empty', meta: {} }]
-    return new Grid({ watchId: w.id }, cols, rows)
+    return withCols(rows, { watchId: w.id })
   },
 }
 

@@ -15,6 +15,7 @@ import { ERROR_CODE_HEADER } from './error-handler.ts'
 import { endpoint } from './registry.ts'
 import { restoreCallbackSummaries } from './routes/alert-notification-doc.ts'
 import { Failure } from './schemas.ts'
+import { haystackResponses } from './haystack/openapi.ts'
 
 /** Statuses only some endpoints answer, beyond those every route of its scope answers. */
 const EXTRA: Readonly<Record<number, readonly number[]>> = {
@@ -100,6 +101,10 @@ export function documentRoute(route: RouteOptions): void {
   if (no === undefined) return
   const x = endpoint(no)
   const schema = (route.schema ?? {}) as Record<string, unknown>
+  if (x.path.startsWith('/haystack/')) {
+    route.schema = { ...schema, response: haystackResponses(), summary: `${x.number} - ${x.summary}`, operationId: `endpoint${x.number}${route.method === 'GET' ? 'Get' : ''}`, tags: ['Haystack'] }
+    return
+  }
   const response = { ...(schema.response as Record<string, unknown> | undefined) }
   for (const s of errorStatuses(no, schema)) response[s] ??= failure(s)
   const extra: Record<string, unknown> = {}

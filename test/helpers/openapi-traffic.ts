@@ -298,6 +298,14 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await ok(197, 'PUT', `${p}/plotview/${viewId}`, { body: { name: 'Room A, today' } })
   await bad(197, 'PUT', `${p}/plotview/${viewId}`, { body: { start: '2024-01-02T00:00:00Z', end: '2024-01-01T00:00:00Z' } })
   await ok(198, 'DELETE', `${p}/plotview/${viewId}`)
+  // Haystack ops (230-241): a JSON grid in, a JSON grid out; the failure: no credentials (an error grid).
+  const grid = (row: Record<string, unknown>) => ({ _kind: 'grid', meta: { ver: '3.0' }, cols: Object.keys(row).map((name) => ({ name })), rows: [row] })
+  const haystack: [number, string, Record<string, unknown>?][] = [[230, 'about'], [231, 'ops'], [232, 'formats'], [233, 'close'], [234, 'read', { filter: 'point' }], [235, 'nav'],
+    [236, 'hisRead'], [237, 'hisWrite'], [238, 'pointWrite'], [239, 'watchSub'], [240, 'watchPoll'], [241, 'watchUnsub']]
+  for (const [no, op, row] of haystack) {
+    await ok(no, 'POST', `/haystack/${pid}/${op}`, row ? { body: grid(row) } : {})
+    await bad(no, 'POST', `/haystack/${pid}/${op}`, { who: null })
+  }
   await bad(198, 'DELETE', `${p}/plotview/${viewId}`)
   // Controls apps (170-181) on the heating circuit, its setpoint pin on the writable point.
   async function controlsApps(pid: number, cipId: number) {

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ERROR_CATALOGUE, LintelError, OverloadedError, TooManyRequestsError, type ErrorCode } from '../core/errors.ts'
 import { operationOf, type Operation } from './envelope.ts'
+import { sendErrorGrid } from './haystack/errors.ts'
 
 export const ERROR_CODE_HEADER = 'lintel-error-code'
 
@@ -36,6 +37,8 @@ function fail(req: FastifyRequest, reply: FastifyReply, status: number, error: s
  */
 export function frameworkError(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
   const what = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path parameter is longer than 100 characters' : 'the URL is not valid (percent-encoding of UTF-8 expected)'
+  // The Haystack API answers error grids, never the envelope (api/haystack/errors.ts).
+  if (req.url.startsWith('/haystack/')) return sendErrorGrid(req, reply, 400, `Invalid input: ${what}`, 'INVALID_INPUT')
   return fail(req, reply, 400, `Invalid input: ${what}`, 'INVALID_INPUT')
 }
 

@@ -10,14 +10,14 @@ import { ERROR_CATALOGUE, LintelError, OverloadedError, TooManyRequestsError } f
 import { HaysonError } from '../../protocol/haystack/hayson.ts'
 import { errorGrid } from '../../protocol/haystack/values.ts'
 import { ZincError } from '../../protocol/haystack/zinc.ts'
-import { ERROR_CODE_HEADER } from '../error-handler.ts'
 import { FORMATS, answerFormat } from './formats.ts'
 import { HaystackOpError } from './op.ts'
 
 export function sendErrorGrid(req: FastifyRequest, reply: FastifyReply, status: number, dis: string, code: string): FastifyReply {
   const format = answerFormat(req.headers.accept) ?? FORMATS.json
   if (status === 401) reply.header('www-authenticate', 'Basic realm="lintel", charset="UTF-8"')
-  if (code in ERROR_CATALOGUE) reply.header(ERROR_CODE_HEADER, code)
+  // api/error-handler.ts ERROR_CODE_HEADER (not imported: that module sends framework errors of /haystack here).
+  if (code in ERROR_CATALOGUE) reply.header('lintel-error-code', code)
   return reply.code(status).type(format.mime).send(format.grid(errorGrid(dis, code)))
 }
 

@@ -49,7 +49,7 @@ export const haystackRoutes: FastifyPluginAsync<HaystackRouteOptions> = async (a
     app.route({ method: 'GET', url, schema, config: { endpoint: op.endpoint }, handler: (req, reply) => serve(ctx, op, req, reply, 'GET') })
   }
   // An op this server does not have: 404 with an error grid (no grant to check: nothing is there).
-  app.route({ method: ['GET', 'POST'], url: fastifyPath(`${HAYSTACK_PREFIX}/:op`), handler: async (req, reply) =>
+  app.route({ method: ['GET', 'POST'], url: fastifyPath(`${HAYSTACK_PREFIX}/:op`), schema: { hide: true }, handler: async (req, reply) =>
     sendErrorGrid(req, reply, 404, `Unknown op '${String((req.params as { op: string }).op).slice(0, 60)}': see the ops op for those this server has`, 'ROUTE_NOT_FOUND') })
 }
 

@@ -11,7 +11,12 @@
 // out, and so is a key the model sets itself (`dis` and `unit` are read from the tags first).
 // A datapoint the caller cannot read does not exist here (TagAuths of the op's endpoint).
 import { Grid, MARKER, Num, Ref, haystackTz, isTagName, type Dict } from '../../protocol/haystack/values.ts'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import type { Datapoint } from '../../catalog/types.ts'
 import type { HaystackContext } from './op.ts'
+
+/** Datapoints read from the catalog at a time. */
+const SLICE = 5000
 
 /** Tags the model sets itself; a Lintel tag of the same name is not copied. */
 const OWN = new Set(['id', 'site', 'equip', 'point', 'his', 'cur', 'kind', 'tz', 'dis', 'unit', 'siteRef', 'equipRef', 'writable', 'minVal', 'maxVal', 'dataPointID'])
@@ -44,11 +49,7 @@ export async function loadModel(ctx: HaystackContext): Promise<HaystackModel> {
   const siteRef = new Ref(siteId(project.id), project.name)
   const site: Dict = { id: siteRef, dis: project.name, site: MARKER, tz }
   if (project.description) site.doc = project.description
-  const [datapoints, components, bounds] = await Promise.all([
-    catalog.datapoints.listByProject(project.id),
-    catalog.componentsInProject.listByProject(project.id),
-    catalog.setpoints.boundsOfProject(project.id),
-  ])
+  const [components, bounds] = await Promise.all([catalog.componentsInProject.listByProject(project.id), catalog.setpoints.boundsOfProject(project.id)])
   const byId = new Map<string, Dict>([[siteRef.id, site]])
   const equipOf = new Map<number, Ref>()
   const pointsOf = new Map<string, Dict[]>([['', []]])
@@ -63,8 +64,17 @@ export async function loadModel(ctx: HaystackContext): Promise<HaystackModel> {
     for (const pin of c.pins) if (!equipOf.has(pin.datapoint)) equipOf.set(pin.datapoint, ref)
   }
   const points: Dict[] = []
-  for (const dp of datapoints) {
-    if (!ctx.canAccess(dp, 'read')) continue
+  // In slices of the catalog (id order), the event loop free in between: 100,000 datapoints
+  // never hold it for the whole model (as api/datapoint-pages.ts pages /v2 listings).
+  for (let chunk = await catalog.datapoints.slice(project.id, { offset: 0 }, SLICE); chunk.length > 0;
+    chunk = chunk.length < SLICE ? [] : await catalog.datapoints.slice(project.id, { afterId: chunk[chunk.length - 1].id }, SLICE)) {
+    for (const dp of chunk) addPoint(dp)
+    await yieldToLoop()
+  }
+  return { site, equips, points, byId, pointsOf }
+
+  function addPoint(dp: Datapoint): void {
+    if (!ctx.canAccess(dp, 'read')) return
     const dis = dp.tags.dis || dp.dataPointID
     const p: Dict = { id: new Ref(dp.hash_id, dis), dis, point: MARKER, his: MARKER, cur: MARKER, kind: 'Number', tz, siteRef, dataPointID: dp.dataPointID }
     if (dp.tags.unit) p.unit = dp.tags.unit
@@ -77,7 +87,6 @@ export async function loadModel(ctx: HaystackContext): Promise<HaystackModel> {
     byId.set(dp.hash_id, p)
     pointsOf.get(equipRef?.id ?? '')!.push(p)
   }
-  return { site, equips, points, byId, pointsOf }
 }
 
 /** Records as a grid: columns are the union of their tags, `id` and `dis` first. */

@@ -2,6 +2,7 @@
 // records of ids (an `id` column; an unknown id gives a row of nulls in its place, as the
 // standard says). Records are those of api/haystack/model.ts: what the caller cannot read is
 // not there, for filters, paths and ids alike.
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { FilterError, compileFilter, parseFilter } from '../../../protocol/haystack/filter.ts'
 import { Num, Ref, type Dict, type Grid } from '../../../protocol/haystack/values.ts'
 import { loadModel, recordsGrid, type HaystackModel } from '../model.ts'
@@ -37,9 +38,11 @@ async function byFilter(ctx: HaystackContext, request: Grid) {
   const model = await loadModel(ctx)
   const test = compileFilter(filter, (ref) => model.byId.get(ref.id))
   const out: Dict[] = []
+  let n = 0
   for (const rec of records(model)) {
     if (out.length >= max) break
     if (test(rec)) out.push(rec)
+    if (++n % 10_000 === 0) await yieldToLoop() // other requests go on between slices
   }
   return recordsGrid(out)
 }

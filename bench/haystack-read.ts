@@ -34,9 +34,8 @@ async function main() {
       const timer = setInterval(() => { peak = Math.max(peak, rssKb(pid)) }, 10)
       const cpu0 = processCpuMs(pid)
       const t0 = performance.now()
-      const r = await run()
+      const r = await run().finally(() => clearInterval(timer))
       const ms = performance.now() - t0
-      clearInterval(timer)
       peak = Math.max(peak, rssKb(pid))
       return { ms: Math.round(ms), ...r, rssBeforeMb: Math.round(before / 1024), rssPeakMb: Math.round(peak / 1024), cpuMs: processCpuMs(pid) - cpu0 }
     }
@@ -44,7 +43,8 @@ async function main() {
       const url = `${server.url}/haystack/${project}/read?filter=${encodeURIComponent(JSON.stringify(filter))}`
       const res = await fetch(url, { headers: { authorization: basicHeader, accept } })
       const text = await res.text()
-      if (res.status !== 200 || text.includes('err')) throw new Error(`haystack read: ${res.status} ${text.slice(0, 300)}`)
+      const error = text.startsWith('ver:"3.0" err') || text.startsWith('{"_kind":"grid","meta":{"ver":"3.0","err"')
+      if (res.status !== 200 || error) throw new Error(`haystack read: ${res.status} ${text.slice(0, 300)}`)
       const items = accept === 'text/zinc' ? text.split('\n').length - 3 : (JSON.parse(text) as { rows: unknown[] }).rows.length
       return { bytes: Buffer.byteLength(text), items }
     })

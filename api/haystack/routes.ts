@@ -59,7 +59,8 @@ async function serve(ctx: HaystackRouteOptions, op: HaystackOp, req: FastifyRequ
   if (method === 'GET' && !op.readOnly) throw new HaystackOpError(`The op ${op.name} has side effects: call it with POST`, 405)
   const request = method === 'GET' ? queryGrid(req.query as Record<string, unknown>) : bodyGrid(req.body)
   const abort = new AbortController()
-  req.raw.once('close', () => abort.abort())
+  // The response's close: the client went away (or the answer is complete). Not the request's,
+  // which closes once its body is read.
   reply.raw.once('close', () => abort.abort())
   const settings = await ctx.catalog.projects.settings(req.project.id)
   const filter = req.permissions.datapointFilter(op.endpoint, settings.id)

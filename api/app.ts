@@ -56,6 +56,9 @@ import { LiveHub, type LiveLimits } from './live/hub.ts'
 import { liveRoutes } from './routes/live.ts'
 import { userViewRoutes } from './routes/user-views.ts'
 import { haystackRoutes } from './haystack/routes.ts'
+import { startWatches } from './haystack/his/watch-feed.ts'
+import { countedFeed } from '../engine/live/counted-feed.ts'
+import { systemClock } from '../core/clock/clock.ts'
 
 export interface AppDeps {
   catalog: Catalog
@@ -232,10 +235,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'project' })
     await app.register(exportRoutes, { ...ctx, documents, exportsOwnAll: deps.exportsOwnAll, onExportStarted: deps.onExportStarted })
   }
-  const hub = deps.liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: deps.liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
+  // One feed for the hub and the Haystack watches: a project stays subscribed while either needs it.
+  const liveFeed = deps.liveFeed && countedFeed(deps.liveFeed)
+  const hub = liveFeed && new LiveHub({ catalog: deps.catalog, store: deps.store, feed: liveFeed, limits: deps.liveLimits, onError: (err) => app.log.warn({ err }, 'live subscriptions') })
+  const watches = liveFeed && startWatches(liveFeed, systemClock)
+  if (watches) app.addHook('onClose', async () => watches.stop())
   await app.register(liveRoutes, { ...ctx, hub })
   await app.register(userViewRoutes, ctx)
-  await app.register(haystackRoutes, { ...ctx, services: { setpoints: deps.setpoints, liveFeed: deps.liveFeed, liveHub: hub } })
+  await app.register(haystackRoutes, { ...ctx, services: { setpoints: deps.setpoints, liveFeed, liveHub: hub, watches: watches?.registry } })
   if (hub) app.decorate('liveHub', hub)
   if (deps.console !== false) await app.register(consoleRoutes)
   return app

@@ -112,6 +112,8 @@ export interface DatapointsPort {
   /** `find` for many identifiers at once (ingest checks a request's datapoints this way); unknown ones are absent. */
   findMany(projectId: number, dataPointIDs: readonly string[]): Promise<Map<string, Datapoint>>
   get(projectId: number, dataPointID: string): Promise<Datapoint>
+  /** The datapoints whose hash id is `hashId` (Haystack ids, DESIGN.md), with their tags; two only when prefixes collide. */
+  findByHash(projectId: number, hashId: string): Promise<Datapoint[]>
   countOf(projectId: number): Promise<number>
   slice(projectId: number, at: { offset: number } | { afterId: number }, limit: number): Promise<Datapoint[]>
   listByProject(projectId: number): Promise<Datapoint[]>

@@ -1,6 +1,7 @@
 // Setpoints (spec 2 "Setpoints" endpoints; issue 11 item 1): write bounds, the write request,
 // the operation, and the audit trail of a datapoint. The operation itself runs in
-// engine/setpoints/service.ts; this plugin applies the safeguards in the spec's order:
+// engine/setpoints/service.ts; this plugin applies the safeguards in the spec's order
+// (api/setpoint-safeguards.ts, shared with Haystack's pointWrite):
 //   (0) authentication, the project within the caller's company and the endpoint grant: the
 //       access hooks, before anything else, so that nobody outside learns a project's settings
 //   (1) the project is enabled for setpoint writing, and the priority is not more urgent than
@@ -14,13 +15,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { ForbiddenError, InvalidInputError, NotFoundError, OverloadedError } from '../../core/errors.ts'
+import { InvalidInputError, NotFoundError, OverloadedError } from '../../core/errors.ts'
 import type { SetpointOperation } from '../../catalog/setpoints.ts'
 import type { SetpointService } from '../../engine/setpoints/service.ts'
 import type { RouteContext } from '../route-context.ts'
 import { updated } from '../envelope.ts'
 import { DatapointAccess } from '../datapoint-access.ts'
 import { at } from '../registry.ts'
+import { checkSetpointWrite, isWritable } from '../setpoint-safeguards.ts'
 import { Envelope, Id } from '../schemas.ts'
 
 const Ident = Type.String({ minLength: 1, maxLength: 1000 })
@@ -43,8 +45,7 @@ const AuditEntry = Type.Object({
   result: Type.String(), old_value: Type.Union([Type.String(), Type.Null()]),
 })
 
-/** `writable` comes from the datapoint's metadata: the tag writable=true (META or the API). */
-export const isWritable = (tags: Record<string, string>): boolean => /^(true|1|yes)$/i.test(tags.writable ?? '')
+export { isWritable }
 
 /** The query's `value`: a number, or the text null (releases the priority). */
 function parseValue(raw: string): number | null {
@@ -93,24 +94,7 @@ export const setpointRoutes: FastifyPluginAsync<RouteContext & { setpoints?: Set
       const { priority = 13, acked = false, dryrun = false, keep_out_of_service: keepOutOfService = false } = req.query
       const q = { ...req.query, priority, acked, dryrun, keep_out_of_service: keepOutOfService }
       const value = parseValue(q.value)
-      // (1) enabled, with the project's most urgent allowed priority
-      const settings = await catalog.setpoints.settings(pid)
-      if (!settings.enabled) throw new NotFoundError(`Project ${pid} was not found or setpoint writing is not enabled for it`)
-      if (q.priority < settings.max_priority) {
-        throw new ForbiddenError(`Setpoint write refused: priority ${q.priority} is more urgent than ${settings.max_priority}, the most urgent priority ` +
-          `allowed for project ${pid} (1 is the most urgent; by default nothing above 8, the manual operator level). ` +
-          'Higher priorities can be unlocked per project on request.')
-      }
-      // (2) write access on the datapoint
-      await access.require(req, 141, q.dataPointID, 'write')
-      const dp = await catalog.datapoints.get(pid, q.dataPointID)
-      // (3) writable, bounds, value within them
-      if (!isWritable(dp.tags)) throw new InvalidInputError(`Setpoint writing refused for datapoint '${q.dataPointID}': it is not writable (its metadata has no tag writable=true)`)
-      const b = await catalog.setpoints.bounds(pid, q.dataPointID)
-      if (!b) throw new InvalidInputError(`Setpoint writing refused for datapoint '${q.dataPointID}': it has no write bounds (set setpoint_min_value and setpoint_max_value with PUT /v2/datapoint)`)
-      if (value !== null && (value < b.setpoint_min_value || value > b.setpoint_max_value)) {
-        throw new InvalidInputError(`Setpoint value ${value} for datapoint '${q.dataPointID}' is outside its write bounds [${b.setpoint_min_value},${b.setpoint_max_value}]`)
-      }
+      await checkSetpointWrite(catalog, pid, q.dataPointID, value, q.priority, () => access.require(req, 141, q.dataPointID, 'write'))
       // Only a process that runs the broker can reach the edge (the embedded default does).
       if (!service) throw new OverloadedError('Setpoint writing is not available in this process: it needs the MQTT broker (LINTEL_ROLES with api and broker)')
       const op = await service.request({

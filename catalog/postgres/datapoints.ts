@@ -81,6 +81,11 @@ export function datapoints(sql: Sql): DatapointsPort {
       for (const t of await sql.rows<TagOfRow>('SELECT datapoint, key, value FROM tags WHERE datapoint = ANY(?::bigint[])', [...byId.keys()])) byId.get(Number(t.datapoint))!.tags[t.key] = t.value
       return out
     },
+    findByHash: async (projectId, hashId) => {
+      const rows = await sql.rows<DatapointRow>(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND hash_id = ? ORDER BY id`, projectId, hashId)
+      if (rows.length === 0) return []
+      return withTags(rows, await sql.rows<TagOfRow>('SELECT datapoint, key, value FROM tags WHERE datapoint = ANY(?::bigint[])', rows.map((r) => r.id)))
+    },
     get: async (projectId, dataPointID) => (await find(projectId, dataPointID)) ?? Promise.reject(new NotFoundError(`Datapoint '${dataPointID}' not found in project ${projectId}`)),
     countOf: async (projectId) => (await sql.value<number>('SELECT datapoints FROM project_limits WHERE project_id = ?', projectId)) ?? 0,
     slice: async (projectId, at, limit) => {

@@ -100,6 +100,11 @@ export class Datapoints {
     return row && { ...row, tags: this.tagsOf(row.id) }
   }
 
+  findByHash(projectId: number, hashId: string): Datapoint[] {
+    const rows = this.sql(`SELECT ${DATAPOINT_COLUMNS} FROM datapoints WHERE project_id = ? AND hash_id = ? ORDER BY id`).all(projectId, hashId) as DatapointRow[]
+    return rows.map((row) => ({ ...row, tags: this.tagsOf(row.id) }))
+  }
+
   /** Found datapoints by identifier: from memory, the rest with two statements per 500 identifiers (json_each: one prepared statement whatever the count). */
   findMany(projectId: number, dataPointIDs: readonly string[]): Map<string, Datapoint> {
     const version = this.dataVersion.get() as number

@@ -5,6 +5,10 @@ import { HaystackOpError, type HaystackOp } from '../op.ts'
 import { about, close, formats, opsOp } from './about.ts'
 import { read } from './read.ts'
 import { nav } from './nav.ts'
+import { hisRead } from './his-read.ts'
+import { hisWrite } from './his-write.ts'
+import { pointWrite } from './point-write.ts'
+import { watchPoll, watchSub, watchUnsub } from './watch.ts'
 
 function notYet(name: string, endpoint: number, readOnly: boolean, summary: string): HaystackOp {
   return { name, endpoint, readOnly, summary, handler: async () => { throw new HaystackOpError(`The op ${name} is not implemented yet`) } }
@@ -17,10 +21,10 @@ export const haystackOps: HaystackOp[] = [
   close,
   read,
   nav,
-  notYet('hisRead', 236, true, 'Read time series data of a point'),
-  notYet('hisWrite', 237, false, 'Write time series data to a point'),
-  notYet('pointWrite', 238, false, 'Read or write the priority array of a writable point'),
-  notYet('watchSub', 239, false, 'Subscribe to points: open or extend a watch'),
-  notYet('watchPoll', 240, false, 'Poll a watch for changes'),
-  notYet('watchUnsub', 241, false, 'Unsubscribe points from a watch, or close it'),
+  hisRead,
+  hisWrite,
+  pointWrite,
+  watchSub,
+  watchPoll,
+  watchUnsub,
 ]

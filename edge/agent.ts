@@ -14,6 +14,7 @@ import mqtt, { type MqttClient } from 'mqtt'
 import { isSetpointMessage, parseControlsMessage } from '../protocol/controls-message.ts'
 import { encodeLine } from '../protocol/line-encoder.ts'
 import { readNewSetpoint, setpointAck, type NewSetpoint, type SetpointAck } from '../protocol/setpoint-messages.ts'
+import { backOffRefusedLogins, retryRefusedLogins } from './connect-retry.ts'
 import { DriverRefusal, type Driver } from './driver.ts'
 
 export interface EdgeAgentOptions {
@@ -53,9 +54,11 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
   const counters = { received: 0, written: 0, refused: 0, published: 0 }
   const options = {
     ca: o.ca, username: o.username, password: o.password, clientId: o.clientId ?? `edge-${Math.random().toString(36).slice(2, 10)}`,
-    reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true,
+    reconnectPeriod: o.reconnectPeriod ?? 1000, connectTimeout: 10_000, clean: true, ...retryRefusedLogins,
   }
+  // (connectAsync ends the client at a refusal: a start that waits for the broker fails at once.)
   const client = o.offline ? mqtt.connect(o.url, options) : await mqtt.connectAsync(o.url, options)
+  backOffRefusedLogins(client, log)
   // Controls messages are small: send them at once, not after Nagle's wait for an ACK.
   const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true)
   if (client.connected) noDelay()

@@ -69,6 +69,7 @@ export class BacnetDriver implements PlantDriver {
   async start(): Promise<void> {
     if (this.cfg.cov) {
       await this.subscribeAll()
+      if (this.closed) return // closed while subscribing: no timers after close()
       this.timers.push(setInterval(() => { this.subscribeAll().catch(() => {}) }, this.cfg.cov_lifetime_s * 500))
     }
     const poll = async () => {
@@ -76,7 +77,7 @@ export class BacnetDriver implements PlantDriver {
       if (!this.closed) this.timers.push(setTimeout(poll, this.cfg.poll_ms))
     }
     await this.pollOnce(this.cfg.points) // every point once, the COV ones too
-    this.timers.push(setTimeout(poll, this.cfg.poll_ms))
+    if (!this.closed) this.timers.push(setTimeout(poll, this.cfg.poll_ms))
   }
 
   has(point: string): boolean { return this.byId.has(point) }

@@ -1,7 +1,8 @@
 // `npm run bench:edge-plant` (issue 32, "Done when"): the configured edge agent (`lintel edge
 // --config`, its own process) on a Modbus device process with BENCH_MODBUS registers (10,000)
 // polled every second and a BACnet device process with BENCH_BACNET objects (1,000) by COV,
-// each changing every second, publishing to a platform in this process.
+// each changing every second, publishing to a platform in this process. BENCH_PIPELINE (8):
+// Modbus read requests in flight (the driver's `pipeline`).
 //   plant:  agent CPU (share of one core) and peak RSS over BENCH_SECONDS (30) after a warm-up;
 //           observation age at the platform (subscriber's receive time, which the broker
 //           reaches only after the store, minus the observation's time): p50/p99/max
@@ -26,6 +27,8 @@ const MODBUS = Number(process.env.BENCH_MODBUS ?? 10_000)
 const BACNET = Number(process.env.BENCH_BACNET ?? 1_000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30)
 const BUFFER = Number(process.env.BENCH_BUFFER ?? 1_000_000)
+/** Modbus read requests in flight (the driver's `pipeline`; the simulator takes several at once). */
+const PIPELINE = Number(process.env.BENCH_PIPELINE ?? 8)
 const ROOT = join(import.meta.dirname, '..')
 const log = (m: string) => process.stderr.write(`bench:edge-plant: ${m}\n`)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -89,9 +92,20 @@ await until(() => modbus.out().includes('listening') && bacnetDev.out().includes
 const modbusPoints = Array.from({ length: MODBUS }, (_, i) => ({ id: `mb/r${i}`, kind: 'holding', address: 1000 + i, type: 'uint16' }))
 const bacnetPoints = Array.from({ length: BACNET }, (_, i) => ({ id: `bn/av${1000 + i}`, object: `analog-value:${1000 + i}` }))
 const plantFile = config(join(dir, 'state-plant'), [
-  { type: 'modbus', name: 'meters', host: '127.0.0.1', port: mbPort, poll_ms: 1000, points: modbusPoints },
+  { type: 'modbus', name: 'meters', host: '127.0.0.1', port: mbPort, poll_ms: 1000, pipeline: PIPELINE, points: modbusPoints },
   { type: 'bacnet', name: 'ahu', address: `127.0.0.1:${bnPort}`, device_instance: 1234, local_port: await freeUdpPort(), poll_ms: 60_000, cov_lifetime_s: 3600, points: bacnetPoints },
 ])
+/** The agent's status file (edge/plant/health.ts). */
+type Status = { at: string; drivers: { name: string; pointsPolled: number }[]; buffer: { taken: number; acked: number } }
+const status = (): Status => JSON.parse(readFileSync(join(dir, 'state-plant', 'status.json'), 'utf8'))
+function stageRates(a: Status, b: Status): Record<string, number> {
+  const s = (Date.parse(b.at) - Date.parse(a.at)) / 1000
+  const out: Record<string, number> = {}
+  for (const d of b.drivers) out[`read_${d.name}`] = Math.round((d.pointsPolled - (a.drivers.find((x) => x.name === d.name)?.pointsPolled ?? 0)) / s)
+  out.into_buffer = Math.round((b.buffer.taken - a.buffer.taken) / s)
+  out.acked = Math.round((b.buffer.acked - a.buffer.acked) / s)
+  return out
+}
 let ages: number[] = []
 let counts = { mb: 0, bn: 0 }
 onLines = (text) => {
@@ -115,16 +129,20 @@ await sleep(10_000)
 ages = []
 counts = { mb: 0, bn: 0 }
 const u0 = usage(agent.child.pid!)
+const s0 = status()
 const t0 = Date.now()
 await sleep(SECONDS * 1000)
 const u1 = usage(agent.child.pid!)
+const s1 = status()
 const wall = (Date.now() - t0) / 1000
 const plant = {
-  phase: 'plant', modbus_registers: MODBUS, bacnet_objects_cov: BACNET, seconds: Math.round(wall),
+  phase: 'plant', modbus_registers: MODBUS, modbus_pipeline: PIPELINE, bacnet_objects_cov: BACNET, seconds: Math.round(wall),
   observations_per_s: Math.round(ages.length / wall), modbus_per_s: Math.round(counts.mb / wall), bacnet_per_s: Math.round(counts.bn / wall),
   agent_cpu_share: Number(((u1.cpuS - u0.cpuS) / wall).toFixed(3)), agent_peak_rss_mib: Math.round(u1.hwmMiB),
   age_ms: { p50: Math.round(quantile(ages, 0.5)), p99: Math.round(quantile(ages, 0.99)), max: Math.round(ages.reduce((m, a) => Math.max(m, a), 0)) },
   target_p99_ms: 2000,
+  // Per stage, from the agent's status file (renewed every 5 s): values read per driver, lines into the buffer, acknowledged by the broker.
+  stages_per_s: stageRates(s0, s1),
 }
 process.stdout.write(JSON.stringify(plant) + '\n')
 // Stop: SIGTERM, the time until the agent exited and how (exit code 0: an orderly stop; a

@@ -50,7 +50,7 @@ async function setup(t: Test) {
   const config: EdgeConfig = {
     broker: { url: `mqtts://127.0.0.1:${live.platform.broker.ports.tls}`, account: edge.username, password_env: 'X', project: { group, handle } },
     state_dir: stateDir, buffer: { max_bytes: 64 << 20, lines_per_message: 100, in_flight: 8 }, health: { interval_s: 3600, prefix: 'edge/t' },
-    drivers: [{ type: 'modbus', name: 'meters', host: '127.0.0.1', port: 1, poll_ms: 1000, timeout_ms: 1000, points: [] }], // built by the factory below
+    drivers: [{ type: 'modbus', name: 'meters', host: '127.0.0.1', port: 1, poll_ms: 1000, timeout_ms: 1000, pipeline: 1, points: [] }], // built by the factory below
   }
   const plant = async (driver: ListDriver) => {
     const p = await startPlant(config, { password: edge.password, ca: live.ca, factory: () => driver })

@@ -129,11 +129,15 @@ await sleep(10_000)
 ages = []
 counts = { mb: 0, bn: 0 }
 const u0 = usage(agent.child.pid!)
+const d0 = usage(bacnetDev.child.pid!)
 const s0 = status()
 const t0 = Date.now()
 await sleep(SECONDS * 1000)
 const u1 = usage(agent.child.pid!)
+const d1 = usage(bacnetDev.child.pid!)
 const s1 = status()
+/** The BACnet device's changes per second over the window (its `churned N TIME` lines, every 5 s). */
+const churned = [...bacnetDev.out().matchAll(/churned (\d+) (\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]).filter(([, at]) => at >= t0 - 5000)
 const wall = (Date.now() - t0) / 1000
 const plant = {
   phase: 'plant', modbus_registers: MODBUS, modbus_pipeline: PIPELINE, bacnet_objects_cov: BACNET, seconds: Math.round(wall),
@@ -142,7 +146,8 @@ const plant = {
   age_ms: { p50: Math.round(quantile(ages, 0.5)), p99: Math.round(quantile(ages, 0.99)), max: Math.round(ages.reduce((m, a) => Math.max(m, a), 0)) },
   target_p99_ms: 2000,
   // Per stage, from the agent's status file (renewed every 5 s): values read per driver, lines into the buffer, acknowledged by the broker.
-  stages_per_s: stageRates(s0, s1),
+  stages_per_s: { device_bacnet_changes: churned.length > 1 ? Math.round((churned.at(-1)![0] - churned[0][0]) / ((churned.at(-1)![1] - churned[0][1]) / 1000)) : null, ...stageRates(s0, s1) },
+  bacnet_device_cpu_share: Number(((d1.cpuS - d0.cpuS) / wall).toFixed(3)),
 }
 process.stdout.write(JSON.stringify(plant) + '\n')
 // Stop: SIGTERM, the time until the agent exited and how (exit code 0: an orderly stop; a

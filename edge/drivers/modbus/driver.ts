@@ -42,10 +42,13 @@ export class ModbusDriver implements PlantDriver {
   }
 
   async start(): Promise<void> {
+    // Polls on a fixed grid (start + n × poll_ms), so late timers on a busy machine do not
+    // stretch the period; a poll longer than the period starts the next one at once.
+    let next = Date.now()
     const tick = async () => {
-      const started = Date.now()
       await this.pollOnce()
-      if (!this.closed) this.timer = setTimeout(tick, Math.max(0, this.cfg.poll_ms - (Date.now() - started)))
+      next = Math.max(next + this.cfg.poll_ms, Date.now())
+      if (!this.closed) this.timer = setTimeout(tick, next - Date.now())
     }
     this.timer = setTimeout(tick, 0)
   }

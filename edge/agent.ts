@@ -15,6 +15,7 @@ import { isSetpointMessage, parseControlsMessage } from '../protocol/controls-me
 import { encodeLine } from '../protocol/line-encoder.ts'
 import { readNewSetpoint, setpointAck, type NewSetpoint, type SetpointAck } from '../protocol/setpoint-messages.ts'
 import { edgeConnectOptions, type EdgeConnection } from './connect-options.ts'
+import { backOffRefusedLogins } from './connect-retry.ts'
 import { DriverRefusal, type Driver } from './driver.ts'
 
 export interface EdgeAgentOptions extends EdgeConnection {
@@ -43,7 +44,9 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
   const log = o.log ?? (() => {})
   const counters = { received: 0, written: 0, refused: 0, published: 0 }
   const options = edgeConnectOptions(o)
+  // (connectAsync ends the client at a refusal: a start that waits for the broker fails at once.)
   const client = o.offline ? mqtt.connect(o.url, options) : await mqtt.connectAsync(o.url, options)
+  backOffRefusedLogins(client, log)
   // Controls messages are small: send them at once, not after Nagle's wait for an ACK.
   const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true)
   if (client.connected) noDelay()

@@ -10,6 +10,7 @@ import mqtt, { type MqttClient } from 'mqtt'
 import { parseControlsMessage } from '../../protocol/controls-message.ts'
 import { APPDEF, appState, appSync, readAppDef } from '../../protocol/controls-app-messages.ts'
 import { edgeConnectOptions, type EdgeConnection } from '../connect-options.ts'
+import { backOffRefusedLogins } from '../connect-retry.ts'
 import type { Outbox } from './outbox.ts'
 import type { AppRunner } from './runner.ts'
 
@@ -32,6 +33,7 @@ export function startAppLink(o: AppLinkOptions, runner: AppRunner, outbox: Outbo
   const controls = `CONTROLS/${o.group}/${o.handle}`
   const log = o.log ?? (() => {})
   const client = mqtt.connect(o.url, edgeConnectOptions(o, 'apps'))
+  backOffRefusedLogins(client, log)
   let online = false
   let generation = 0
   let inflight: { done: boolean }[] = []

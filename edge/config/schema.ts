@@ -38,6 +38,8 @@ export interface ModbusDriverConfig {
   port: number
   poll_ms: number
   timeout_ms: number
+  /** read requests sent before the first answer (Modbus TCP transaction ids; many devices take one at a time) */
+  pipeline: number
   points: ModbusPointConfig[]
 }
 
@@ -183,10 +185,11 @@ function driver(c: Checker, d: unknown, path: string): DriverConfig | undefined 
   if (!isObj(d)) return c.fail(path, 'must be an object')
   const type = c.oneOf(d, 'type', path, ['modbus', 'bacnet'] as const)
   if (type === 'modbus') {
-    c.unknownKeys(d, path, ['type', 'name', 'host', 'port', 'poll_ms', 'timeout_ms', 'points'])
+    c.unknownKeys(d, path, ['type', 'name', 'host', 'port', 'poll_ms', 'timeout_ms', 'pipeline', 'points'])
     return {
       type, name: c.str(d, 'name', path)!, host: c.str(d, 'host', path)!, port: c.num(d, 'port', path, { dflt: 502, min: 1, max: 65535, int: true })!,
       poll_ms: c.num(d, 'poll_ms', path, { dflt: 1000, min: 50, int: true })!, timeout_ms: c.num(d, 'timeout_ms', path, { dflt: 3000, min: 100, int: true })!,
+      pipeline: c.num(d, 'pipeline', path, { dflt: 1, min: 1, max: 16, int: true })!,
       points: points(c, d, path, modbusPoint),
     }
   }

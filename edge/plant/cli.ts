@@ -34,15 +34,19 @@ export async function runConfigured(argv: string[]): Promise<number> {
   if (config.broker.ca) {
     try { ca = readFileSync(config.broker.ca) } catch (e) { err(`${file}: broker.ca: cannot read ${config.broker.ca} (${(e as NodeJS.ErrnoException).code})`); return 2 }
   }
+  // Listening for the signal before anything starts: a signal during the start stops the agent too.
+  const signalled = new Promise<string>((resolve) => {
+    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve(s))
+  })
   const testClock = testClockFromEnv() // end-to-end tests only (edge/apps/test-clock.ts)
   const plant = await startPlant(config, { password, ca, clock: testClock?.clock, log: (m) => err(m.replace(/^edge: /, '')) })
   await testClock?.serve(plant.apps.runner)
   const points = config.drivers.reduce((n, d) => n + d.points.length, 0)
   process.stdout.write(`lintel edge: ${config.drivers.length} driver(s), ${points} point(s); buffer in ${join(config.state_dir, 'buffer')}; broker ${config.broker.url} as ${config.broker.account}\n`)
-  await new Promise<void>((resolve) => {
-    for (const s of ['SIGINT', 'SIGTERM'] as const) process.once(s, () => resolve())
-  })
+  const signal = await signalled
+  const t0 = Date.now()
   await plant.stop()
+  err(`${signal}: stopped in ${Date.now() - t0} ms`)
   return 0
 }
 

@@ -1,6 +1,6 @@
 // The configured edge agent (issue 32): the drivers of the configuration file behind one
 // driver port, every observation through the durable buffer (edge/buffer/), the forwarder
-// sending it to the broker, the points' tags published through META at every connection,
+// sending it to the broker, the points' tags published through META when they changed (meta.ts),
 // and the health datapoints and status file every health.interval_s.
 // It starts without waiting for the broker: while the broker is unreachable the drivers keep
 // polling into the buffer. Controls apps run through the same drivers (apps.ts); they and the
@@ -20,6 +20,7 @@ import { PriorityStore } from '../drivers/priority-store.ts'
 import { startPlantApps } from './apps.ts'
 import { CompositeDriver } from './composite-driver.ts'
 import { healthValues, snapshot, writeStatus } from './health.ts'
+import { MetaPublisher } from './meta.ts'
 
 export interface Plant {
   agent: EdgeAgent
@@ -28,6 +29,8 @@ export interface Plant {
   drivers: PlantDriver[]
   /** The controls apps (issue 31) running through the drivers. */
   apps: EdgeApps
+  /** Settles when every driver's start (first subscriptions and reads) is over. */
+  started: Promise<unknown>
   /** Publishes the health datapoints and writes the status file now. */
   health(): void
   stop(): Promise<void>
@@ -55,17 +58,11 @@ export async function startPlant(config: EdgeConfig, o: { password: string; ca?:
     group, handle, driver: composite, offline: true, sink: (line) => buffer.take(line), log,
   })
   const forwarder = new Forwarder({ buffer, client: agent.client, topic: `${group}/${handle}`, linesPerMessage: config.buffer.lines_per_message, inFlight: config.buffer.in_flight, log })
-  // The points' tags, at every connection (a restarted platform or a changed config file).
-  const publishMeta = () => {
-    for (const d of drivers) {
-      for (const p of d.points()) {
-        const tags = Object.entries(p.tags).map(([key, value]) => ({ key, value }))
-        agent.client.publish(`META/${group}/${handle}`, JSON.stringify({ entity: { id: p.id, type: 'datapoint', source: `edge:${d.name}` }, mode: ['add', 'update'], tags }), { qos: 1 })
-      }
-    }
-  }
-  agent.client.on('connect', publishMeta)
-  if (agent.client.connected) publishMeta()
+  // The points' tags through META, at a connection only for points changed since the broker's last PUBACK (meta.ts).
+  const meta = new MetaPublisher({
+    client: agent.client, topic: `META/${group}/${handle}`, file: join(config.state_dir, 'meta.json'), log,
+    points: () => drivers.flatMap((d) => d.points().map((point) => ({ driver: d.name, point }))),
+  })
   agent.client.on('connect', () => log(`edge: connected to ${config.broker.url}; ${buffer.depth()} buffered observation(s) to send`))
   agent.client.on('error', (err) => log(`edge: broker ${config.broker.url}: ${err.message}`))
   agent.client.on('offline', () => log(`edge: broker ${config.broker.url} unreachable; buffering (${buffer.depth()} observation(s))`))
@@ -77,19 +74,35 @@ export async function startPlant(config: EdgeConfig, o: { password: string; ca?:
     writeStatus(config.state_dir, s)
   }
   const timer = setInterval(health, config.health.interval_s * 1000)
-  for (const d of drivers) await d.start()
-  health()
+  // The drivers start in the background: a BACnet driver's first subscriptions and reads take
+  // a request each (seconds for a slow or silent device), and the agent must stop at any time.
+  let stopping = false
+  const started = Promise.all(drivers.map((d) => d.start().catch((err) => log(`edge: driver ${d.name} did not start: ${(err as Error).message}`))))
+  void started.then(() => { if (!stopping) health() })
   return {
-    agent, buffer, forwarder, drivers, apps, health,
+    agent, buffer, forwarder, drivers, apps, health, started,
     stop: async () => {
+      stopping = true
       clearInterval(timer)
       await apps.stop() // its last writes done before the drivers close
       forwarder.stop()
+      meta.stop()
       // Closed at once: unacknowledged messages are still in the buffer and sent by the next start.
-      await agent.client.endAsync(true)
-      await agent.stop()
-      writeStatus(config.state_dir, snapshot(drivers, buffer, { url: config.broker.url, connected: false }, nowMs(clock)))
+      await within(STOP_STEP_MS, agent.client.endAsync(true), 'the broker connection to close', log)
+      // Polling stops; a request still waiting for a device is not waited for beyond the step.
+      await within(STOP_STEP_MS, agent.stop(), 'the drivers to close', log)
       buffer.close()
+      writeStatus(config.state_dir, snapshot(drivers, buffer, { url: config.broker.url, connected: false }, nowMs(clock)))
     },
   }
+}
+
+/** A step of stop() waits at most this long (a silent device, a broker that does not answer). */
+export const STOP_STEP_MS = 2000
+
+async function within(ms: number, p: Promise<unknown>, what: string, log: (m: string) => void): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<void>((resolve) => { timer = setTimeout(() => { log(`edge: stopping without waiting longer for ${what} (${ms} ms)`); resolve() }, ms) })
+  await Promise.race([p.catch((err) => log(`edge: stopping: ${what}: ${(err as Error).message}`)), late])
+  clearTimeout(timer)
 }

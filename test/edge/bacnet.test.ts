@@ -2,7 +2,7 @@
 // process on loopback (edge/simulators/bacnet-device.ts, a non-default UDP port, unicast):
 // discovery prints a point list the configuration accepts; COV where the device supports it
 // (renewed before the lifetime ends), polling where it refuses; WriteProperty at a priority,
-// null relinquishes, the priority array read back.
+// null relinquishes, the priority array read back; a device without ReadPropertyMultiple.
 import { load as loadYaml } from 'js-yaml'
 import t from 'tap'
 import { checkEdgeConfig, type BacnetDriverConfig } from '../../edge/config/schema.ts'
@@ -75,4 +75,29 @@ t.test('driver: COV where supported (renewed), polling where refused; writes at 
   // The subscription lifetime is 10 s: renewed at half of it.
   await waitFor(() => (dev.proc.out().match(/subscribed 0:1 10/g) ?? []).length >= 2, { what: 'the renewal of the COV subscription', timeoutMs: 20_000 })
   t.pass('renewed before the lifetime ended')
+})
+
+t.test('driver: a device without ReadPropertyMultiple is read property by property, and not asked for RPM again', async (t) => {
+  const dev = await bacnetDevice(t, ['--no-rpm'])
+  const cfg = checkEdgeConfig({
+    broker: { url: 'mqtts://h:8884', account: 'a', project: 'g/h' }, state_dir: 's',
+    drivers: [{
+      type: 'bacnet', name: 'old', address: `127.0.0.1:${dev.port}`, device_instance: 1234, local_port: await freeUdpPort(), poll_ms: 200, cov: false,
+      points: [{ id: 'supply', object: 'analog-input:1' }, { id: 'outdoor', object: 'analog-input:2' }, { id: 'pump', object: 'binary-input:1' }],
+    }],
+  }) as { config: { drivers: BacnetDriverConfig[] } }
+  const logs: string[] = []
+  const d = new BacnetDriver(cfg.config.drivers[0], undefined, (m) => logs.push(m))
+  t.teardown(() => d.close())
+  const seen = new Map<string, (number | null)[]>()
+  d.onPresentValue((p, v) => seen.set(p, [...(seen.get(p) ?? []), v]))
+  await d.start()
+  t.same(Object.fromEntries([...seen].map(([k, v]) => [k, v[0]])), { supply: 21.5, outdoor: 8.25, pump: 1 }, 'every point read at start, with ReadProperty')
+  t.match(logs.join('\n'), /ReadPropertyMultiple refused \(BacnetError - Class:5 - Code:45\); reading property by property/, 'the fallback is logged')
+  dev.send('set 0:2 9.5')
+  await waitFor(() => seen.get('outdoor')!.includes(9.5), { what: 'the polled analog-input 2 to change' })
+  const polls = seen.get('supply')!.length
+  await waitFor(() => seen.get('supply')!.length >= polls + 3, { what: 'three more polls' })
+  t.equal(dev.proc.out().match(/refused ReadPropertyMultiple/g)?.length, 1, 'RPM asked once: later polls go property by property')
+  t.equal(d.stats().pollErrors, 0, 'a refused RPM is no poll error')
 })

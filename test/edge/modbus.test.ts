@@ -36,8 +36,8 @@ const LAYOUT: [ModbusPointConfig, number][] = [
   [P('unit2', 'holding', 0, 'int16', { unit_id: 2, offset: -40 }), 2],
 ]
 
-function driverFor(t: Test, port: number, points: ModbusPointConfig[], dir: string) {
-  const cfg: ModbusDriverConfig = { type: 'modbus', name: 'dev', host: '127.0.0.1', port, poll_ms: 60_000, timeout_ms: 3000, points }
+function driverFor(t: Test, port: number, points: ModbusPointConfig[], dir: string, pipeline = 1) {
+  const cfg: ModbusDriverConfig = { type: 'modbus', name: 'dev', host: '127.0.0.1', port, poll_ms: 60_000, timeout_ms: 3000, pipeline, points }
   const d = new ModbusDriver(cfg, new PriorityStore(join(dir, 'prio.json')))
   t.teardown(() => d.close())
   const seen = new Map<string, number | null>()
@@ -69,6 +69,22 @@ t.test('reads every data type and order from the device', async (t) => {
   for (const [p, v] of LAYOUT) t.equal(seen.get(p.id), v, `${p.id}: ${v}`)
   t.same(d.stats(), { connected: true, pointsPolled: LAYOUT.length, pollErrors: 0 })
   t.same(d.points().find((p) => p.id === 'setpoint')!.tags, { protocol: 'modbus', device: 'dev', unit_id: '1', register: 'holding', address: '20', data_type: 'int16', unit: '°C', writable: 'true' })
+})
+
+t.test('pipelined polls (8 requests at a time): every value of 2,000 registers and of every type, each once; a failing range counted', async (t) => {
+  const { port } = await modbusDevice(t, ['--bulk', '2000'])
+  const bulk = Array.from({ length: 2000 }, (_, i) => P(`b${i}`, 'holding', 1000 + i))
+  // Unit 9 does not exist on the device: its range fails alone, the others are read.
+  const points = [...LAYOUT.map(([p]) => p), ...bulk, P('missing', 'holding', 0, 'int16', { unit_id: 9 })]
+  const { d, seen } = driverFor(t, port, points, t.testdir(), 8)
+  let emitted = 0
+  d.onPresentValue(() => emitted++)
+  await d.pollOnce()
+  for (const [p, v] of LAYOUT) t.equal(seen.get(p.id), v, `${p.id}: ${v}`)
+  t.ok(bulk.every((p, i) => seen.get(p.id) === i % 1000), 'the 2,000 registers, each with its value')
+  t.equal(emitted, LAYOUT.length + 2000, 'each value once')
+  t.same(d.stats(), { connected: true, pointsPolled: LAYOUT.length + 2000, pollErrors: 1 })
+  t.notOk(seen.has('missing'))
 })
 
 t.test('writes through a persisted 16-level priority array: the winner reaches the device', async (t) => {

@@ -359,6 +359,27 @@ export const migrations: readonly string[] = [
   CREATE INDEX plot_views_user ON plot_views(user_id, project_id, id);
   CREATE INDEX plot_views_project ON plot_views(project_id);
   `,
+  // issue 34 item 2: deletion audit and retention per project (as SQLite migration 17).
+  `
+  CREATE TABLE data_deletions (
+    id BIGSERIAL PRIMARY KEY,
+    project_id BIGINT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('range', 'datapoint')),
+    range_start BIGINT,
+    range_end BIGINT,
+    actor TEXT NOT NULL,
+    at BIGINT NOT NULL
+  );
+  CREATE INDEX data_deletions_project ON data_deletions(project_id, id);
+  CREATE TABLE project_retention (
+    project_id BIGINT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    raw_s BIGINT,
+    rollup_15m_s BIGINT,
+    rollup_1h_s BIGINT,
+    rollup_1d_s BIGINT
+  );
+  `,
 ]
 
 /** Any 64-bit number, the same in every process: the key of the migration lock. */

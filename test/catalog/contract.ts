@@ -8,6 +8,7 @@ import { DATAPOINT_TAGS } from '../../catalog/changes.ts'
 import { waitFor } from '../helpers/wait.ts'
 import { controlsAppsContract } from './contract-controls-apps.ts'
 import { userViewsContract } from './contract-user-views.ts'
+import { lifecycleContract } from './contract-lifecycle.ts'
 
 /** Matches a typed catalog error by its HTTP status (core/errors.ts). */
 const E = (status: number): Error => ({ status }) as unknown as Error
@@ -23,6 +24,7 @@ async function seeded(t: Test, open: OpenCatalog) {
 
 export function catalogContract(t: Test, open: OpenCatalog): void {
   userViewsContract(t, open)
+  lifecycleContract(t, open)
   t.test('companies: create with an admin role, names unique, update, delete with projects', async (t) => {
     const { c, company, user, project } = await seeded(t, open)
     t.same(await c.companies.get(company.id), { id: company.id, name: 'Acme', description: '' })

@@ -261,7 +261,8 @@ export class SqliteReader {
       const bucket = this.rollupFirst.get(series, level, a, e) as number | undefined
       if (bucket === undefined || (first !== undefined && bucket >= floorDiv(first, level) * level)) continue
       first = bucket
-      last ??= (this.rollupLast.get(series, level, a, e) as number) + level - 1
+      // Within the query: rows after its end (a tail's newer rows, sampleNow above) are not its to read.
+      last ??= Math.min((this.rollupLast.get(series, level, a, e) as number) + level - 1, Number(e) - 1)
     }
     if (first === undefined || last === undefined) return []
     if (typeof iv === 'number' && agg === 'mean') {

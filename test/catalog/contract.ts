@@ -216,7 +216,7 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     await c.datapoints.remove([a])
     t.same(await c.datapoints.removeSomeOfProject(project.id, 10), [b, x])
     await waitFor(() => heard.length >= 4, { what: 'the announcements' })
-    t.same(heard, [{ datapoint: a }, { datapoint: b }, { datapoint: a }, { project: project.id }], 'no device, no rolled-back change')
+    t.same(heard, [{ datapoint: a }, { datapoint: b }, { datapoint: a, removed: true }, { project: project.id }], 'no device, no rolled-back change; a removal says so')
   })
 
   t.test('MQTT accounts: unique usernames, reach, expiry, update, delete', async (t) => {

@@ -10,7 +10,7 @@ import type { Observation } from '../../engine/store/port.ts'
 import { DB_FILE } from '../../engine/store/sqlite-schema.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { waitFor } from '../helpers/wait.ts'
-import { everythingBefore, trimAll } from './store-contract-lifecycle.ts'
+import { everythingBefore, storeLifecycleContract, trimAll } from './store-contract-lifecycle.ts'
 
 const M = 60_000_000
 const DAY = 1440 * M
@@ -21,6 +21,11 @@ function tempDir(t: Test): string {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }
+
+// The store contract's lifecycle part on the three tail settings of test/engine/sqlite-store.test.ts.
+storeLifecycleContract(t, 'sqlite', async () => openSqliteStore({ dir: tempDir(t) }))
+storeLifecycleContract(t, 'sqlite, no tail', async () => openSqliteStore({ dir: tempDir(t), tailRows: 0 }))
+storeLifecycleContract(t, 'sqlite, tail of 7 rows', async () => openSqliteStore({ dir: tempDir(t), tailRows: 7 }))
 
 t.test('a retention sweep of 90% of the rows shrinks the database file', async (t) => {
   const dir = tempDir(t)

@@ -12,7 +12,6 @@ import { DENSE_SAMPLE_SQL, RANGE_FIRST_SQL, RANGE_LAST_SQL, SPARSE_SAMPLE_SQL, f
 import { DB_FILE, openWriterDatabase } from '../../engine/store/sqlite-schema.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { storeContract } from './store-contract.ts'
-import { storeLifecycleContract } from './store-contract-lifecycle.ts'
 import { waitFor } from '../helpers/wait.ts'
 
 function tempDir(t: Test): string {
@@ -26,9 +25,6 @@ storeContract(t, 'sqlite', async () => openSqliteStore({ dir: tempDir(t) }))
 // rows (reads merge obs, a tail compacted in between, and what is still in it).
 storeContract(t, 'sqlite, no tail', async () => openSqliteStore({ dir: tempDir(t), tailRows: 0 }))
 storeContract(t, 'sqlite, tail of 7 rows', async () => openSqliteStore({ dir: tempDir(t), tailRows: 7 }))
-storeLifecycleContract(t, 'sqlite', async () => openSqliteStore({ dir: tempDir(t) }))
-storeLifecycleContract(t, 'sqlite, no tail', async () => openSqliteStore({ dir: tempDir(t), tailRows: 0 }))
-storeLifecycleContract(t, 'sqlite, tail of 7 rows', async () => openSqliteStore({ dir: tempDir(t), tailRows: 7 }))
 
 t.test('query plans: one primary-key range, no temp B-tree for dense sampling', async (t) => {
   const dir = tempDir(t)

@@ -18,6 +18,7 @@ FILES=(
   test/api/envelope.test.ts
   test/api/virtual-datapoints.test.ts
   test/api/analytics.test.ts
+  test/api/data-lifecycle.test.ts
   test/api/components.test.ts
   test/api/project-devices.test.ts
   test/security/grants.test.ts

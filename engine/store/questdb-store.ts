@@ -41,7 +41,7 @@ import type { Sender } from '@questdb/nodejs-client'
 import type { Logger } from 'pino'
 import type { Agent } from 'undici'
 import { OverloadedError } from '../../core/errors.ts'
-import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, TimeseriesStore, TrimBounds, TrimResult } from './port.ts'
+import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, StoreObserver, TimeseriesStore, TrimBounds, TrimResult } from './port.ts'
 import { openQuestdbConnection, type IlpTransport, type QuestdbStoreOptions } from './questdb-connection.ts'
 import type { QuestdbHttp } from './questdb-http.ts'
 import { IlpEncoder, packForQuestdb } from './questdb-ilp.ts'
@@ -59,7 +59,7 @@ export async function openQuestdbStore(opts: QuestdbStoreOptions): Promise<Times
     maxPendingRows: opts.maxPendingRows ?? 4_000_000,
     rowsPerFlush: Math.max(1, opts.rowsPerFlush ?? 250_000),
     visibleTimeoutMs: opts.visibleTimeoutMs ?? 60_000,
-  })
+  }, opts.observer)
 }
 
 interface AppendJob {
@@ -99,6 +99,7 @@ class QuestdbStore implements TimeseriesStore {
     private readonly agent: Agent,
     private readonly log: Logger | undefined,
     private readonly limits: Limits,
+    private readonly observer?: StoreObserver,
   ) {
     this.encoder = new IlpEncoder(table)
     this.reads = new QuestdbReads(http, table)
@@ -262,6 +263,7 @@ class QuestdbStore implements TimeseriesStore {
         if (job.sent < job.rows) break
         this.queue.shift()
       }
+      const began = performance.now()
       try {
         await this.fill(parts)
         await this.transport.send(this.encoder.take())
@@ -273,8 +275,9 @@ class QuestdbStore implements TimeseriesStore {
       }
       // Durable now; resolve each append whose last rows were in this flush once visible.
       const done = parts.filter(({ job, to }) => to === job.rows && !job.failed).map(({ job }) => job)
+      // Commit time: from sending until the rows are visible (what an append waits for).
       if (done.length > 0) {
-        this.visibility.wait().then(() => { for (const job of done) job.resolve() }, (err: Error) => { for (const job of done) job.reject(err) })
+        this.visibility.wait().then(() => { this.observer?.commit?.((performance.now() - began) / 1000); for (const job of done) job.resolve() }, (err: Error) => { for (const job of done) job.reject(err) })
       }
     }
   }

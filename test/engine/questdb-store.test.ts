@@ -16,7 +16,6 @@ import { questdbTarget } from '../../engine/store/questdb-connection.ts'
 import { packForQuestdb } from '../../engine/store/questdb-ilp.ts'
 import { openQuestdbStore } from '../../engine/store/questdb-store.ts'
 import { storeContract } from './store-contract.ts'
-import { storeLifecycleContract } from './store-contract-lifecycle.ts'
 
 const URL = process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000'
 const RUN = `${Date.now().toString(36)}_${process.pid}`
@@ -90,7 +89,6 @@ if (why !== undefined) {
   }
 
   storeContract(t, 'questdb', () => open())
-  storeLifecycleContract(t, 'questdb', () => open())
 
   t.test('the table has the documented design', async (t) => {
     const table = newTable()

@@ -48,6 +48,7 @@ import { documentRoutes } from './routes/documents.ts'
 import { exportRoutes } from './routes/exports.ts'
 import { consoleRoutes } from './routes/console.ts'
 import { timeseriesRoutes } from './routes/timeseries.ts'
+import { dataLifecycleRoutes } from './routes/data-lifecycle.ts'
 import { userRoutes } from './routes/users.ts'
 import websocket from '@fastify/websocket'
 import type { LiveFeed } from '../engine/live/feed.ts'
@@ -229,6 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(controlsAppRoutes, { ...ctx, library, controls: deps.controls })
   await app.register(scheduleRoutes, { ...ctx, library, controls: deps.controls })
   await app.register(timeseriesRoutes, { ...ctx, ingestBodyLimit: deps.ingestBodyLimit ?? 64 * 1024 * 1024 })
+  await app.register(dataLifecycleRoutes, { ...ctx, alertRunner: deps.alertRunner })
   await app.register(importRoutes, { ...ctx, uploadLimit: deps.uploadLimit ?? 4 * 1024 ** 3, spoolDir: deps.spoolDir, minRate: deps.importMinRate ?? DEFAULT_UPLOAD_LIMITS })
   if (documents) {
     await app.register(documentRoutes, { ...ctx, documents, kind: 'company' })

@@ -159,6 +159,13 @@ export const endpoints: readonly Endpoint[] = [
   e(210, 'POST', '/v2/project/{project_id}/export', 'Project', 'Start an export of datapoints over a time range to a CSV or Parquet file of the project space (202, a job)'),
   e(211, 'GET', '/v2/project/{project_id}/export/{export_id}', 'Project', 'An export job: state, progress (rows done of the estimate), its file'),
   e(212, 'GET', '/v2/project/{project_id}/exports', 'Project', 'The export jobs of the project, newest first'),
+  // Data lifecycle (issue 34 item 2): block 220-229. Like 52, the datapoint routes take the
+  // project and the datapoint as query parameters; retention is set by the company.
+  e(220, 'DELETE', '/v2/datapoint/timeseries', 'Project', 'Delete the observations of a datapoint in [start, end) (TagAuth write); recorded with who and when'),
+  e(221, 'GET', '/v2/project/{project_id}/deletions', 'Project', 'The recorded deletions of observations and datapoints of the project, newest first, in pages'),
+  e(222, 'DELETE', '/v2/datapoint', 'Project', 'Delete a datapoint with its observations, alerts and favorites (TagAuth write); 409 while virtual datapoints or controls apps use it'),
+  e(223, 'GET', '/v2/company/project/{project_id}/retention', 'Company', 'How long the project keeps raw observations and each rollup level'),
+  e(224, 'PUT', '/v2/company/project/{project_id}/retention', 'Company', 'Set how long the project keeps raw observations and each rollup level (at least one minute; null keeps everything)'),
   e(191, 'GET', '/v2/project/{project_id}/favorites', 'Project', 'The caller\'s favorite datapoints in the project'),
   e(192, 'POST', '/v2/project/{project_id}/favorite', 'Project', 'Add a datapoint to the caller\'s favorites'),
   e(193, 'DELETE', '/v2/project/{project_id}/favorite', 'Project', 'Remove a datapoint from the caller\'s favorites'),

@@ -10,7 +10,7 @@ export const CREDENTIALS = 'credentials'
 
 /**
  * Topic announced by the adapters when datapoint tags changed: `{ datapoint: id }` (its tags
- * changed or it was removed), `{ project: id }` (many of the project's were removed), or
+ * changed; `removed: true` when it was removed), `{ project: id }` (many of the project's were removed), or
  * `{ all: true }` (many removed at once): what the MQTT reach cache keeps current with.
  */
 export const DATAPOINT_TAGS = 'datapoint-tags'
@@ -86,7 +86,7 @@ const ANNOUNCED_WRITES: Record<string, Record<string, Announcements>> = {
   alerts: { setStatus: (a) => [runState({ alertId: a[0] })], remove: (a) => [runState({ alertId: a[0] })] },
   datapoints: {
     setTag: (a) => [tagsOf({ datapoint: a[0] })],
-    remove: (a) => ((a[0] as number[]).length > MAX_REMOVALS_ANNOUNCED ? [tagsOf({ all: true })] : (a[0] as number[]).map((datapoint) => tagsOf({ datapoint }))),
+    remove: (a) => ((a[0] as number[]).length > MAX_REMOVALS_ANNOUNCED ? [tagsOf({ all: true })] : (a[0] as number[]).map((datapoint) => tagsOf({ datapoint, removed: true }))),
     removeSomeOfProject: (a, r: number[]) => (r.length > 0 ? [tagsOf({ project: a[0] })] : []),
   },
   roles: {

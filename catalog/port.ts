@@ -41,6 +41,7 @@ import type { Company, Datapoint, Project, ProjectSettings, Role, TagAuthInput, 
 import type { NewUser } from './users.ts'
 import type { Favorite, PlotView, PlotViewSpec } from './user-views.ts'
 import type { VdpLogEntry, VdpRecord } from './virtual-datapoints.ts'
+import type { DeletionRecord, NewDeletion, Retention } from './lifecycle.ts'
 
 export interface CompaniesPort {
   /** Creates the company with its `admin` role (rule 6); 409 when the name is taken. */
@@ -313,6 +314,19 @@ export interface ExportJobsPort {
   failStale(before: number, reason: string, now: number): Promise<number>
 }
 
+/** Deletion audit and retention per project (catalog/lifecycle.ts; issue 34 item 2). */
+export interface DataLifecyclePort {
+  recordDeletion(d: NewDeletion): Promise<DeletionRecord>
+  /** Newest first; `before`: only ids below it (pages). */
+  deletions(projectId: number, page: { limit: number; before?: number }): Promise<DeletionRecord[]>
+  /** KEEP_EVERYTHING when none was set. */
+  retention(projectId: number): Promise<Retention>
+  /** Validated (validRetention: 400); a retention that keeps everything removes the row. */
+  setRetention(projectId: number, r: Retention): Promise<Retention>
+  /** The projects that keep something for a limited time, with their retention. */
+  retentions(): Promise<Array<{ project_id: number; retention: Retention }>>
+}
+
 /** A change notification's payload: a small JSON object. */
 export type ChangePayload = Record<string, string | number | boolean | null>
 
@@ -384,6 +398,7 @@ export interface CatalogPort {
   readonly controlsApps: ControlsAppsPort
   readonly userViews: UserViewsPort
   readonly exportJobs: ExportJobsPort
+  readonly lifecycle: DataLifecyclePort
 
   /** Runs fn as one all-or-nothing unit of work (see the header). */
   transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

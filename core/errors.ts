@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   CONFLICT: { status: 409, condition: 'A unique name is taken (email, MQTT username, role name, active virtual datapoint, ...), or another conflict the text names' },
   TRANSITION_REFUSED: { status: 409, condition: "The resource's state does not allow the change (its lifecycle table)" },
   REPLAY_BUSY: { status: 409, condition: 'A replay of the virtual datapoint is under way' },
+  DATAPOINT_IN_USE: { status: 409, condition: 'The datapoint cannot be deleted while virtual datapoints or controls apps use it; the text names them' },
   // 408
   REQUEST_TIMEOUT: { status: 408, condition: 'The request body arrived too slowly (a document upload below its minimum rate, another body not complete within LINTEL_HTTP_BODY_TIMEOUT_S); nothing of it was stored' },
   // 413

@@ -18,6 +18,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Catalog } from '../catalog/index.ts'
 import type { Datapoint } from '../catalog/types.ts'
 import { LintelError } from '../core/errors.ts'
+import { DATAPOINT_TAGS } from '../catalog/changes.ts'
 
 /** Identifiers looked up between two turns of the event loop. */
 export const STEP = 250
@@ -45,6 +46,7 @@ export interface Resolved {
 
 export class DatapointResolver {
   private readonly cache = new Map<string, number>()
+  private listening = false
 
   /** `maxEntries`: the bound of the memory of known series ids (used by `resolve` only). */
   constructor (private readonly catalog: Catalog, private readonly maxEntries = 200_000) {}
@@ -55,6 +57,12 @@ export class DatapointResolver {
    * created: they come back undefined and counted, while the known ones still resolve.
    */
   async resolve(projectId: number, identifiers: readonly string[]): Promise<Resolved> {
+    // A removed datapoint (DELETE /v2/datapoint, a deleted project) must not keep its series id
+    // here: the next line of its identifier would land in a series the catalog no longer names.
+    if (!this.listening) {
+      this.listening = true
+      this.catalog.changes.subscribe(DATAPOINT_TAGS, (p) => { if (p.removed || p.project !== undefined || p.all || p.reconnected) this.cache.clear() })
+    }
     const out = new Array<number | undefined>(identifiers.length)
     let missing: Set<string> | undefined
     for (let i = 0; i < identifiers.length; i++) {

@@ -17,6 +17,7 @@ import { ConfigError, loadConfig } from './config.ts'
 import { readMetricsSnapshot, SNAPSHOT_EVERY_MS } from './metrics-snapshot.ts'
 import { adminEndpoints } from '../api/registry.ts'
 import { QUOTA_USAGE, QuotaUsageError, quotaCommand } from './cli-quota.ts'
+import { RETENTION_USAGE, retentionCommand } from './cli-retention.ts'
 
 const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LINTEL_DATA_DIR, default ./var)
   --init: create the catalog if the data directory has none (otherwise such a directory is refused)
@@ -44,6 +45,7 @@ const USAGE = `Usage: lintel <command> [options] [--init]   (data directory: LIN
       Shows, or sets, how many datapoints project ID may hold. Creating more on any ingest
       path (JSON, CSV, MQTT, META, virtual datapoints) is refused (HTTP 413; MQTT lines are
       dropped and counted). 'default' returns the project to the default quota.
+${RETENTION_USAGE}
   quota default [--datapoints N]
       Shows, or sets, the quota of projects without their own (initially ${DEFAULT_MAX_DATAPOINTS}).
   mqtt create --project ID --username NAME [--password PW] [--rights read|write] [--description TEXT] [--edge]
@@ -75,6 +77,7 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
       init: { type: 'boolean' }, from: { type: 'string' }, 'max-priority': { type: 'string' },
       'file-size': { type: 'string' }, files: { type: 'string' }, space: { type: 'string' },
       edge: { type: 'boolean' },
+      raw: { type: 'string' }, 'rollup-15m': { type: 'string' }, 'rollup-1h': { type: 'string' }, 'rollup-1d': { type: 'string' },
     },
   })
   const command = positionals.join(' ')
@@ -200,6 +203,8 @@ export async function runCli(argv: string[], out: (s: string) => void = (s) => p
         out(`project ${id}: ${q.used} datapoints, quota ${q.max}${q.own ? '' : ' (default)'}\n`)
         return 0
       }
+      case 'project retention':
+        return await retentionCommand(catalog, intOf('id'), values, out)
       case 'quota default': {
         if (values.datapoints !== undefined) await catalog.datapoints.setDefaultQuota(quotaOf(values.datapoints))
         out(`default datapoint quota of projects: ${await catalog.datapoints.defaultQuota()}\n`)

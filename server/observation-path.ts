@@ -21,7 +21,7 @@ export interface StartSeams {
 async function openStore(config: Config, logger: Logger, metrics?: LintelMetrics): Promise<TimeseriesStore> {
   if (config.store === 'questdb') {
     const { openQuestdbStore } = await import('../engine/store/questdb-store.ts')
-    return openQuestdbStore({ url: config.questdb!, table: config.questdbTable, logger })
+    return openQuestdbStore({ url: config.questdb!, table: config.questdbTable, logger, observer: metrics?.storeObserver() })
   }
   return openSqliteStore({ dir: join(config.dataDir, 'timeseries'), logger, observer: metrics?.storeObserver() })
 }

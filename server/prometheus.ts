@@ -42,6 +42,8 @@ export class LintelMetrics {
   private readonly reads: Histogram<'kind'>
   private readonly vdpOutputs: Counter
   private readonly vdpLag: Gauge
+  private readonly retentionRows: Counter
+  private readonly retentionSweep: Histogram
 
   constructor () {
     const r = this.registry
@@ -53,7 +55,15 @@ export class LintelMetrics {
     this.reads = new Histogram({ name: 'lintel_store_read_seconds', help: 'Duration of store reads: raw ranges and sampled (bucket) reads', labelNames: ['kind'], buckets: SECONDS, registers: [r] })
     this.vdpOutputs = new Counter({ name: 'lintel_vdp_outputs_total', help: 'Outputs written by virtual datapoints (their evaluation rate)', registers: [r] })
     this.vdpLag = new Gauge({ name: 'lintel_vdp_output_lag_seconds', help: 'Wall-clock time minus the event time of the newest output of the last batch written by virtual datapoints', registers: [r] })
+    this.retentionRows = new Counter({ name: 'lintel_retention_rows_removed_total', help: 'Rows (raw observations and rollup rows) removed by retention sweeps', registers: [r] })
+    this.retentionSweep = new Histogram({ name: 'lintel_retention_sweep_seconds', help: 'Duration of a retention sweep that removed rows', buckets: [...SECONDS, 30, 60, 300], registers: [r] })
     this.mirrored()
+  }
+
+  /** A retention sweep that removed rows (engine/retention/). */
+  retentionSwept(rows: number, seconds: number): void {
+    this.retentionRows.inc(rows)
+    this.retentionSweep.observe(seconds)
   }
 
   /** The parts of this process whose counters the scrape reads, and the process's own (CPU, memory, event-loop lag, GC). Once, when the listener starts. */

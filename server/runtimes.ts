@@ -19,6 +19,7 @@ import { startControlsApps } from '../engine/controls/index.ts'
 import { appPublisher, linkAppReports } from '../ingest/mqtt/controls-app-link.ts'
 import { forwardAppReports, listenAppReports } from '../ingest/mqtt/controls-app-relay.ts'
 import { startVirtualDatapoints } from '../engine/vdp/index.ts'
+import { startRetention } from '../engine/retention/index.ts'
 import { startLiveRelay } from '../engine/live/redis-channel.ts'
 import { pollingChanges, WorkerControl, type RunStateChanges } from '../engine/worker.ts'
 import { DatapointResolver } from '../ingest/datapoint-resolver.ts'
@@ -135,6 +136,17 @@ export const PARTS: readonly Part<Wiring>[] = [
       w.vdp = started.runtime
       w.projectRuntimes.register('virtual datapoints', started.runtime)
       return started
+    },
+  },
+  {
+    // Retention sweeps (issue 34 item 2): in small steps beside ingest, by the worker owning the project.
+    name: 'retention', roles: ['worker'],
+    start: (w) => {
+      const path = need(w.path, 'observation path')
+      return startRetention({
+        catalog: need(w.catalog, 'catalog'), store: path.reads, owns: (projectId) => path.owns(projectId),
+        log: w.logger.child({ component: 'retention' }), observe: (rows, seconds) => w.metrics.retentionSwept(rows, seconds),
+      })
     },
   },
   {

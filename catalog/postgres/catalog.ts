@@ -13,6 +13,7 @@ import pg from 'pg'
 import { announcingChanges } from '../changes.ts'
 import { userViews } from './user-views.ts'
 import { exportJobs } from './exports.ts'
+import { dataLifecycle } from './lifecycle.ts'
 import { Gate } from '../gate.ts'
 import { createCompanyWithAdmin } from '../units.ts'
 import type { CatalogPort, ChangesPort } from '../port.ts'
@@ -50,7 +51,7 @@ function repositories(sql: Sql, ctx: Context, changes: ChangesPort) {
     tokens: tokens(sql), mqttAccounts: mqttAccounts(sql, now), entityTags: entityTags(sql),
     virtualDatapoints: virtualDatapoints(sql), exchangeRates: exchangeRates(sql), files: files(sql),
     seriesTags: seriesTags(sql), alerts: alerts(sql), setpoints: setpoints(sql),
-    componentsInProject: componentsInProject(sql), analytics: analytics(sql, now), controlsApps: controlsApps(sql), userViews: userViews(sql), exportJobs: exportJobs(sql),
+    componentsInProject: componentsInProject(sql), analytics: analytics(sql, now), controlsApps: controlsApps(sql), userViews: userViews(sql), exportJobs: exportJobs(sql), lifecycle: dataLifecycle(sql),
   }, (topic, payload) => changes.publish(topic, payload))
 }
 
@@ -59,7 +60,7 @@ type Repos = ReturnType<typeof repositories>
 abstract class PgPort implements CatalogPort {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews; readonly exportJobs
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews; readonly exportJobs; readonly lifecycle
 
   constructor (protected readonly sql: Sql, protected readonly ctx: Context, readonly changes: ChangesPort) {
     const r: Repos = repositories(sql, ctx, changes)
@@ -67,7 +68,7 @@ abstract class PgPort implements CatalogPort {
     this.datapoints = r.datapoints; this.tokens = r.tokens; this.mqttAccounts = r.mqttAccounts
     this.entityTags = r.entityTags; this.virtualDatapoints = r.virtualDatapoints; this.exchangeRates = r.exchangeRates
     this.files = r.files; this.seriesTags = r.seriesTags; this.alerts = r.alerts; this.setpoints = r.setpoints
-    this.componentsInProject = r.componentsInProject; this.analytics = r.analytics; this.controlsApps = r.controlsApps; this.userViews = r.userViews; this.exportJobs = r.exportJobs
+    this.componentsInProject = r.componentsInProject; this.analytics = r.analytics; this.controlsApps = r.controlsApps; this.userViews = r.userViews; this.exportJobs = r.exportJobs; this.lifecycle = r.lifecycle
   }
 
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>

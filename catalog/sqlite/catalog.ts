@@ -22,6 +22,7 @@ import { Datapoints } from './datapoints.ts'
 import { EntityTags } from './entity-tags.ts'
 import { UserViews } from './user-views.ts'
 import { ExportJobs } from './exports.ts'
+import { DataLifecycle } from './lifecycle.ts'
 import { ExchangeRates } from './exchange-rates.ts'
 import { FileSpaces } from './files.ts'
 import { MqttAccounts } from './mqtt-accounts.ts'
@@ -67,6 +68,7 @@ interface Repositories {
   controlsApps: ControlsApps
   userViews: UserViews
   exportJobs: ExportJobs
+  lifecycle: DataLifecycle
 }
 
 type Run = <R>(call: () => R) => Promise<R>
@@ -113,6 +115,7 @@ function ports(repos: Repositories, run: Run, announce: Announce) {
     controlsApps: promised(repos.controlsApps, run),
     userViews: promised(repos.userViews, run),
     exportJobs: promised(repos.exportJobs, run),
+    lifecycle: promised(repos.lifecycle, run),
   }, announce)
 }
 
@@ -138,6 +141,7 @@ abstract class PortBase implements CatalogPort {
   abstract readonly controlsApps: CatalogPort['controlsApps']
   abstract readonly userViews: CatalogPort['userViews']
   abstract readonly exportJobs: CatalogPort['exportJobs']
+  abstract readonly lifecycle: CatalogPort['lifecycle']
   abstract transaction<T>(fn: (tx: CatalogPort) => Promise<T>): Promise<T>
   abstract close(): Promise<void>
 
@@ -150,7 +154,7 @@ abstract class PortBase implements CatalogPort {
 class TxPort extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews; readonly exportJobs
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews; readonly exportJobs; readonly lifecycle
   private ended = false
 
   /** `pending`: announcements held back until the outermost transaction commits. */
@@ -166,7 +170,7 @@ class TxPort extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
-    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps; this.userViews = p.userViews; this.exportJobs = p.exportJobs
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps; this.userViews = p.userViews; this.exportJobs = p.exportJobs; this.lifecycle = p.lifecycle
   }
 
   end(): void { this.ended = true }
@@ -198,7 +202,7 @@ class TxPort extends PortBase {
 export class SqliteCatalog extends PortBase {
   readonly companies; readonly users; readonly roles; readonly projects; readonly datapoints
   readonly tokens; readonly mqttAccounts; readonly entityTags; readonly virtualDatapoints; readonly exchangeRates
-  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews; readonly exportJobs
+  readonly files; readonly seriesTags; readonly alerts; readonly setpoints; readonly componentsInProject; readonly analytics; readonly controlsApps; readonly userViews; readonly exportJobs; readonly lifecycle
   private readonly repos: Repositories
   private readonly gate = new Gate()
   readonly changes = new LocalChanges()
@@ -214,7 +218,7 @@ export class SqliteCatalog extends PortBase {
       tokens: new Tokens(db), mqttAccounts: new MqttAccounts(db, opts.now), entityTags: new EntityTags(db),
       virtualDatapoints: new VirtualDatapoints(db), exchangeRates: new ExchangeRates(db),
       files: new FileSpaces(db), seriesTags: new SeriesTags(db), alerts: new Alerts(db), setpoints: new Setpoints(db),
-      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now), controlsApps: new ControlsApps(db), userViews: new UserViews(db), exportJobs: new ExportJobs(db),
+      componentsInProject: new ComponentsInProject(db), analytics: new Analytics(db, opts.now), controlsApps: new ControlsApps(db), userViews: new UserViews(db), exportJobs: new ExportJobs(db), lifecycle: new DataLifecycle(db),
     }
     const run: Run = async (call) => {
       if (this.gate.held) await this.gate.idle()
@@ -225,7 +229,7 @@ export class SqliteCatalog extends PortBase {
     this.datapoints = p.datapoints; this.tokens = p.tokens; this.mqttAccounts = p.mqttAccounts
     this.entityTags = p.entityTags; this.virtualDatapoints = p.virtualDatapoints; this.exchangeRates = p.exchangeRates
     this.files = p.files; this.seriesTags = p.seriesTags; this.alerts = p.alerts; this.setpoints = p.setpoints
-    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps; this.userViews = p.userViews; this.exportJobs = p.exportJobs
+    this.componentsInProject = p.componentsInProject; this.analytics = p.analytics; this.controlsApps = p.controlsApps; this.userViews = p.userViews; this.exportJobs = p.exportJobs; this.lifecycle = p.lifecycle
   }
 
   /** @internal see sqliteConnectionForTests */

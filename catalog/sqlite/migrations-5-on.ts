@@ -348,4 +348,27 @@ export const MIGRATIONS_5_ON: readonly Migration[] = [
   CREATE INDEX export_jobs_project ON export_jobs(project_id, id);
   CREATE INDEX export_jobs_running ON export_jobs(state, heartbeat);
   `,
+  // 18: issue 34 item 2: the audit of data deletions (who removed which observations or
+  // datapoint, when; kept after the datapoint is gone, so by identifier) and the retention of
+  // each project per raw data and rollup level, in seconds (no row, or NULL: kept forever).
+  `
+  CREATE TABLE data_deletions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    datapoint_id TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('range', 'datapoint')),
+    range_start INTEGER,
+    range_end INTEGER,
+    actor TEXT NOT NULL,
+    at INTEGER NOT NULL
+  );
+  CREATE INDEX data_deletions_project ON data_deletions(project_id, id);
+  CREATE TABLE project_retention (
+    project_id INTEGER PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+    raw_s INTEGER,
+    rollup_15m_s INTEGER,
+    rollup_1h_s INTEGER,
+    rollup_1d_s INTEGER
+  );
+  `,
 ]

@@ -71,6 +71,14 @@ export interface StoreObserver {
   tailRows?(rows: number): void
 }
 
+/**
+ * What a retention step removes (issue 34 item 2): raw observations with time < `raw`, and
+ * rollup rows of level `level` (µs; stores with rollups) whose bucket ends at or before `before`.
+ */
+export interface TrimBounds { raw?: number; rollups?: Array<{ level: number; before: number }> }
+/** Rows removed by one step, and whether more may be left (call again). */
+export interface TrimResult { rows: number; more: boolean }
+
 export interface TimeseriesStore {
   /** Durable once the promise resolves; same (series, time) replaces the value. */
   append(batch: readonly Observation[]): Promise<void>
@@ -88,6 +96,12 @@ export interface TimeseriesStore {
    */
   replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void>
   close(): Promise<void>
+  /**
+   * Retention: one bounded step (about `maxRows` rows at most) of removing what lies before
+   * the bounds in `series`, ordered with the appends and never holding them for long; disk
+   * space is returned where the store can (engine/retention/ runs the steps).
+   */
+  trim?(series: readonly number[], bounds: TrimBounds, maxRows: number): Promise<TrimResult>
   /**
    * Optional: the whole JSON answer of a read (spec 1, GET /v2/datapoint/timeseries) as
    * UTF-8 bytes, read and encoded off the event loop (the SQLite store's reader workers).

@@ -10,6 +10,7 @@
 // - Time: stored ts = real time + 400 years (questdb-sql.ts SHIFT). QuestDB refuses
 //   designated timestamps before 1970; the platform's times reach back to ~1685. 400 years
 //   is the Gregorian cycle, so stored dates read as the real ones with the year + 400.
+import type { StoreObserver } from './port.ts'
 import { Sender } from '@questdb/nodejs-client'
 import type { Logger } from 'pino'
 import { Agent } from 'undici'
@@ -22,6 +23,8 @@ export interface QuestdbStoreOptions {
    * string such as 'http::addr=127.0.0.1:19000;username=..;password=..' (LINTEL_QUESTDB).
    */
   url: string
+  /** Told of each commit: an ILP request sent until its rows are visible (the operator's metrics). */
+  observer?: StoreObserver
   /** Table of the observations (default 'obs'); created if missing. */
   table?: string
   logger?: Logger

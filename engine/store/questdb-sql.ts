@@ -206,3 +206,26 @@ export function tableInfoSql(table: string): string {
 export function tableColumnsSql(table: string): string {
   return `SELECT "column", type, indexed, upsertKey FROM table_columns('${table}')`
 }
+
+/** Rows of several series before a stored bound (retention: what a trim detaches). */
+export function countBeforeSql(table: string, series: readonly number[], hi: bigint): string {
+  return `SELECT count() FROM ${table} WHERE series IN (${series.map(symbolLiteral).join(', ')}) AND ts < ${hi}`
+}
+
+/** Retention: detaches the rows of several series before a stored bound (see deleteSeriesSql). */
+export function detachBeforeSql(table: string, series: readonly number[], hi: bigint): string {
+  return `UPDATE ${table} SET series = NULL WHERE series IN (${series.map(symbolLiteral).join(', ')}) AND ts < ${hi}`
+}
+
+/** The real time of the oldest row still attached to a series: partitions wholly before its day hold detached rows only. */
+export function oldestAttachedSql(table: string): string {
+  return `SELECT ts::long - ${SHIFT} t FROM ${table} WHERE series IS NOT NULL LIMIT 1`
+}
+
+/** Drops the day partitions wholly before the day of a real time (their rows all detached: disk space returned). */
+export function dropPartitionsBeforeSql(table: string, realTime: number): string {
+  if (!Number.isSafeInteger(realTime)) throw new RangeError(`time must be a safe integer, got ${realTime}`)
+  const day = 86_400_000_000n
+  // SHIFT is whole days, so stored day boundaries are real ones.
+  return `ALTER TABLE ${table} DROP PARTITION WHERE ts < ${floorDivBig(BigInt(realTime), day) * day + SHIFT}`
+}

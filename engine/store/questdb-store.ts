@@ -41,12 +41,14 @@ import type { Sender } from '@questdb/nodejs-client'
 import type { Logger } from 'pino'
 import type { Agent } from 'undici'
 import { OverloadedError } from '../../core/errors.ts'
-import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, TimeseriesStore } from './port.ts'
+import type { MeanPoint, Observation, Point, RangeQuery, SampleQuery, StoreObserver, TimeseriesStore, TrimBounds, TrimResult } from './port.ts'
 import { openQuestdbConnection, type IlpTransport, type QuestdbStoreOptions } from './questdb-connection.ts'
 import type { QuestdbHttp } from './questdb-http.ts'
 import { IlpEncoder, packForQuestdb } from './questdb-ilp.ts'
 import { QuestdbReads } from './questdb-reads.ts'
-import { deleteRangeSql, deleteSeriesSql, isSeriesId, type StoredBounds, storedBounds } from './questdb-sql.ts'
+import {
+  countBeforeSql, deleteRangeSql, deleteSeriesSql, detachBeforeSql, dropPartitionsBeforeSql, isSeriesId, oldestAttachedSql, type StoredBounds, storedBounds,
+} from './questdb-sql.ts'
 import { WalVisibility } from './questdb-visibility.ts'
 
 export type { QuestdbStoreOptions } from './questdb-connection.ts'
@@ -57,7 +59,7 @@ export async function openQuestdbStore(opts: QuestdbStoreOptions): Promise<Times
     maxPendingRows: opts.maxPendingRows ?? 4_000_000,
     rowsPerFlush: Math.max(1, opts.rowsPerFlush ?? 250_000),
     visibleTimeoutMs: opts.visibleTimeoutMs ?? 60_000,
-  })
+  }, opts.observer)
 }
 
 interface AppendJob {
@@ -71,7 +73,7 @@ interface AppendJob {
   resolve: () => void
   reject: (err: Error) => void
 }
-interface DeleteJob { kind: 'delete'; series: number[]; range?: StoredBounds; resolve: () => void; reject: (err: Error) => void }
+interface DeleteJob { kind: 'delete'; series: number[]; range?: StoredBounds; before?: bigint; resolve: () => void; reject: (err: Error) => void }
 type Job = AppendJob | DeleteJob
 
 interface Limits { maxPendingRows: number; rowsPerFlush: number; visibleTimeoutMs: number }
@@ -97,6 +99,7 @@ class QuestdbStore implements TimeseriesStore {
     private readonly agent: Agent,
     private readonly log: Logger | undefined,
     private readonly limits: Limits,
+    private readonly observer?: StoreObserver,
   ) {
     this.encoder = new IlpEncoder(table)
     this.reads = new QuestdbReads(http, table)
@@ -165,6 +168,42 @@ class QuestdbStore implements TimeseriesStore {
     if (points.length > 0) await this.append(points.map((p) => ({ series, time: p.time, value: p.value })))
   }
 
+  /**
+   * Retention (issue 34 item 2): QuestDB has no row delete, so the rows of the series before
+   * the raw bound are detached (as deleteSeries does), 500 series per UPDATE through the write
+   * queue; then the day partitions wholly before the oldest row still attached to any series
+   * are dropped, which gives their disk space back (a partition shared with a project that
+   * keeps its data stays). No rollups here: SAMPLE BY reads the raw rows. One call does all of
+   * it (an UPDATE rewrites whole column files per partition anyway; `maxRows` is not used).
+   */
+  async trim(series: readonly number[], bounds: TrimBounds): Promise<TrimResult> {
+    this.check()
+    const ids = [...new Set(series.filter(isSeriesId))]
+    const b = storedBounds(undefined, bounds.raw)
+    if (ids.length === 0 || bounds.raw === undefined || b.empty || b.hi === null) return { rows: 0, more: false }
+    const hi = b.hi
+    let rows = 0
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500)
+      const [row] = await this.http.exec(countBeforeSql(this.table, part, hi))
+      const n = Number(row?.[0] ?? 0)
+      if (n === 0) continue
+      rows += n
+      await new Promise<void>((resolve, reject) => {
+        this.queue.push({ kind: 'delete', series: part, before: hi, resolve, reject })
+        this.pump()
+      })
+    }
+    if (rows > 0) {
+      const [oldest] = await this.http.exec(oldestAttachedSql(this.table))
+      if (oldest !== undefined && oldest[0] !== null) {
+        await this.http.exec(dropPartitionsBeforeSql(this.table, oldest[0] as number))
+        await this.visibility.wait()
+      }
+    }
+    return { rows, more: false }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
@@ -224,6 +263,7 @@ class QuestdbStore implements TimeseriesStore {
         if (job.sent < job.rows) break
         this.queue.shift()
       }
+      const began = performance.now()
       try {
         await this.fill(parts)
         await this.transport.send(this.encoder.take())
@@ -235,8 +275,9 @@ class QuestdbStore implements TimeseriesStore {
       }
       // Durable now; resolve each append whose last rows were in this flush once visible.
       const done = parts.filter(({ job, to }) => to === job.rows && !job.failed).map(({ job }) => job)
+      // Commit time: from sending until the rows are visible (what an append waits for).
       if (done.length > 0) {
-        this.visibility.wait().then(() => { for (const job of done) job.resolve() }, (err: Error) => { for (const job of done) job.reject(err) })
+        this.visibility.wait().then(() => { this.observer?.commit?.((performance.now() - began) / 1000); for (const job of done) job.resolve() }, (err: Error) => { for (const job of done) job.reject(err) })
       }
     }
   }
@@ -277,7 +318,8 @@ class QuestdbStore implements TimeseriesStore {
   private async runDelete(job: DeleteJob): Promise<void> {
     try {
       // A few hundred ids per statement keeps the URL short.
-      if (job.range) await this.http.exec(deleteRangeSql(this.table, job.series[0], job.range))
+      if (job.before !== undefined) await this.http.exec(detachBeforeSql(this.table, job.series, job.before))
+      else if (job.range) await this.http.exec(deleteRangeSql(this.table, job.series[0], job.range))
       else {
         for (let i = 0; i < job.series.length; i += 500) {
           await this.http.exec(deleteSeriesSql(this.table, job.series.slice(i, i + 500)))

@@ -82,12 +82,16 @@ export class SqliteReader {
   private readonly tailFirst: Database.Statement
   private readonly tailLast: Database.Statement
   private readonly tailSeries: Database.Statement
+  private readonly rollupFirst: Database.Statement
+  private readonly rollupLast: Database.Statement
 
   constructor (db: Database.Database) {
     this.first = db.prepare(RANGE_FIRST_SQL).raw()
     this.last = db.prepare(RANGE_LAST_SQL).raw()
     this.firstTime = db.prepare('SELECT time FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time LIMIT 1').pluck()
     this.lastTime = db.prepare('SELECT time FROM obs WHERE series = ? AND time >= ? AND time < ? ORDER BY time DESC LIMIT 1').pluck()
+    this.rollupFirst = db.prepare('SELECT bucket FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket LIMIT 1').pluck()
+    this.rollupLast = db.prepare('SELECT bucket FROM rollup WHERE series = ? AND level = ? AND bucket >= ? AND bucket < ? ORDER BY bucket DESC LIMIT 1').pluck()
     this.countRange = db.prepare('SELECT count(*) FROM obs WHERE series = ? AND time >= ? AND time < ?').pluck()
     // Counts at most `cap` rows: enough to choose a sampling plan without a full count.
     this.probe = db.prepare('SELECT count(*) FROM (SELECT 1 FROM obs WHERE series = ? AND time >= ? AND time < ? LIMIT ?)').pluck()
@@ -249,9 +253,18 @@ export class SqliteReader {
       recent.addRows(this.merged(series, startsLater ? q.start! : from, e))
       return older.concat(recent.finish())
     }
-    const first = this.firstTime.get(series, a, e) as number | undefined
-    if (first === undefined) return []
-    const last = this.lastTime.get(series, a, e) as number
+    let first = this.firstTime.get(series, a, e) as number | undefined
+    let last = first === undefined ? undefined : this.lastTime.get(series, a, e) as number
+    // After a raw retention step (sqlite-trim.ts) the rollups reach back before the raw rows:
+    // their buckets are data too. Elsewhere a rollup bucket starts at most in the first row's.
+    for (const level of ROLLUP_LEVELS) {
+      const bucket = this.rollupFirst.get(series, level, a, e) as number | undefined
+      if (bucket === undefined || (first !== undefined && bucket >= floorDiv(first, level) * level)) continue
+      first = bucket
+      // Within the query: rows after its end (a tail's newer rows, sampleNow above) are not its to read.
+      last ??= Math.min((this.rollupLast.get(series, level, a, e) as number) + level - 1, Number(e) - 1)
+    }
+    if (first === undefined || last === undefined) return []
     if (typeof iv === 'number' && agg === 'mean') {
       const level = usableLevel(b, ROLLUP_LEVELS, first, last + 1)
       if (level === undefined || level < MIN_MEAN_ROLLUP) return this.sampleMeans(series, iv, first, last)

@@ -57,6 +57,7 @@ import { spawnModuleWorker } from './worker-boot.ts'
 import type { WriterData, WriterReply, WriterRequest } from './sqlite-writer.ts'
 import type { StoreObserver } from './port.ts'
 import type { CheckpointerReply, CheckpointerRequest } from './sqlite-checkpointer.ts'
+import type { TrimBounds, TrimResult } from './port.ts'
 
 export interface SqliteStoreOptions {
   dir: string
@@ -72,11 +73,12 @@ export interface SqliteStoreOptions {
   observer?: StoreObserver
 }
 
-type Pending = { resolve: () => void; reject: (err: Error) => void; rows: number }
+type Pending = { resolve: (m: WriterReply) => void; reject: (err: Error) => void; rows: number }
 type RequestBody =
   | { op: 'append'; data: Float64Array }
   | { op: 'delete'; series: number[] }
   | { op: 'replace'; series: number; start: number; end: number; data: Float64Array }
+  | { op: 'trim'; series: number[]; bounds: TrimBounds; maxRows: number }
   | { op: 'close' }
 
 const WRITER_URL = new URL('./sqlite-writer.ts', import.meta.url).href
@@ -159,7 +161,7 @@ class SqliteStore implements TimeseriesStore {
     if (this.pendingRows > 0 && this.pendingRows + rows > this.maxPendingRows) {
       throw new OverloadedError(`Time-series store is busy: ${this.pendingRows} observations wait to be written; retry later`)
     }
-    return this.request({ op: 'append', data }, rows)
+    await this.request({ op: 'append', data }, rows)
   }
 
   async read(series: number, q: RangeQuery): Promise<Point[]> {
@@ -194,13 +196,20 @@ class SqliteStore implements TimeseriesStore {
 
   async deleteSeries(series: readonly number[]): Promise<void> {
     if (series.length === 0) return this.check()
-    return this.request({ op: 'delete', series: [...series] }, 0)
+    await this.request({ op: 'delete', series: [...series] }, 0)
   }
 
   async replaceRange(series: number, start: number, end: number, points: readonly Point[]): Promise<void> {
     const { data, rows, dropped } = packPoints(series, points)
     if (dropped > 0) this.log?.warn({ dropped }, 'observations without a number value or time not stored')
-    return this.request({ op: 'replace', series, start, end, data }, rows)
+    await this.request({ op: 'replace', series, start, end, data }, rows)
+  }
+
+  /** Retention (port.ts trim): one bounded step on the writer thread, between appends. */
+  async trim(series: readonly number[], bounds: TrimBounds, maxRows: number): Promise<TrimResult> {
+    if (series.length === 0) { this.check(); return { rows: 0, more: false } }
+    const m = await this.request({ op: 'trim', series: [...series], bounds, maxRows }, 0)
+    return ('trimmed' in m && m.trimmed) || { rows: 0, more: false }
   }
 
   async close(): Promise<void> {
@@ -240,14 +249,14 @@ class SqliteStore implements TimeseriesStore {
     if (this.failure) throw this.failure
   }
 
-  private request(body: RequestBody, rows: number): Promise<void> {
+  private request(body: RequestBody, rows: number): Promise<WriterReply> {
     this.check()
     return this.send(body, rows)
   }
 
-  private send(body: RequestBody, rows: number): Promise<void> {
+  private send(body: RequestBody, rows: number): Promise<WriterReply> {
     const id = this.nextId++
-    const done = new Promise<void>((resolve, reject) => this.pending.set(id, { resolve, reject, rows }))
+    const done = new Promise<WriterReply>((resolve, reject) => this.pending.set(id, { resolve, reject, rows }))
     if (this.pending.size === 1) this.worker.ref()
     this.pendingRows += rows
     const msg = { id, ...body } as WriterRequest
@@ -269,7 +278,7 @@ class SqliteStore implements TimeseriesStore {
     this.pending.delete(m.id)
     this.pendingRows -= p.rows
     if (this.pending.size === 0 && !this.closed) this.worker.unref()
-    if (m.ok) p.resolve()
+    if (m.ok) p.resolve(m)
     else p.reject(new Error(`time-series write failed: ${m.message}`))
   }
 

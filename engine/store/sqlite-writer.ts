@@ -7,17 +7,21 @@
 // arrival order at the end of one table, so a commit writes few pages however many series it
 // touches. The tail is compacted into obs and the rollups, in steps between the appends, when
 // it holds `tailRows` rows, its oldest row is `tailMs` old or no request came for IDLE_MS;
-// wholly before a delete or a replaced range, and at close.
+// wholly before a delete or a replaced range, and at close. Retention steps (sqlite-trim.ts)
+// run between appends like any request.
 import { parentPort, workerData } from 'node:worker_threads'
 import { concat, seriesRuns, writeOrder } from './sqlite-batch.ts'
 import { openWriterDatabase } from './sqlite-schema.ts'
 import { packedInsert } from './sqlite-insert.ts'
 import { IngestTail } from './sqlite-tail.ts'
+import { trimmer } from './sqlite-trim.ts'
+import type { TrimBounds, TrimResult } from './port.ts'
 
 export type WriterRequest =
   | { id: number; op: 'append'; data: Float64Array }
   | { id: number; op: 'delete'; series: number[] }
   | { id: number; op: 'replace'; series: number; start: number; end: number; data: Float64Array }
+  | { id: number; op: 'trim'; series: number[]; bounds: TrimBounds; maxRows: number }
   | { id: number; op: 'close' }
 
 /**
@@ -25,7 +29,7 @@ export type WriterRequest =
  * the last report (issue 34 item 4, the operator's metrics): commit and compaction-step
  * durations in ms, and the rows in the ingest tail now.
  */
-export type WriterReply = { id: number; ok: true } | { id: number; ok: false; message: string } | WriterStats
+export type WriterReply = { id: number; ok: true; trimmed?: TrimResult } | { id: number; ok: false; message: string } | WriterStats
 export interface WriterStats { id: -2; ok: true; commitMs: number[]; compactMs: number[]; tailRows: number }
 
 export interface WriterData {
@@ -98,6 +102,7 @@ function start({ file, tailRows = TAIL_ROWS, tailMs = TAIL_MS }: WriterData): vo
     try { fn(...a) } catch (err) { rollups.forgetAll(); throw err }
   }
   const tail = new IngestTail(db, insertRows, () => rollups.forgetAll())
+  const trim = trimmer(db, rollups)
 
   const insertTx = forgettingOnError(db.transaction(insertRows))
   const deleteTx = forgettingOnError(db.transaction((series: number[]) => { for (const s of series) { del.run(s); rollups.deleteSeries(s) } }))
@@ -210,6 +215,13 @@ function start({ file, tailRows = TAIL_ROWS, tailMs = TAIL_MS }: WriterData): vo
       } else if (req.op === 'replace') {
         head++
         try { tail.compactAll(); replaceTx(req); reply({ id: req.id, ok: true }) } catch (err) { reply({ id: req.id, ok: false, message: errorText(err) }) }
+      } else if (req.op === 'trim') {
+        // Between appends, bounded by maxRows (sqlite-trim.ts); the tail is left as it is.
+        head++
+        try {
+          if (trim.inTail(req.series, req.bounds.raw)) tail.compactAll()
+          reply({ id: req.id, ok: true, trimmed: trim.step(req.series, req.bounds, req.maxRows) })
+        } catch (err) { rollups.forgetAll(); reply({ id: req.id, ok: false, message: errorText(err) }) }
       } else if (req.op === 'delete') {
         head++
         try { tail.compactAll(); deleteTx(req.series); reply({ id: req.id, ok: true }) } catch (err) { reply({ id: req.id, ok: false, message: errorText(err) }) }

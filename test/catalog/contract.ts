@@ -9,6 +9,7 @@ import { waitFor } from '../helpers/wait.ts'
 import { controlsAppsContract } from './contract-controls-apps.ts'
 import { userViewsContract } from './contract-user-views.ts'
 import { exportJobsContract } from './contract-export-jobs.ts'
+import { lifecycleContract } from './contract-lifecycle.ts'
 
 /** Matches a typed catalog error by its HTTP status (core/errors.ts). */
 const E = (status: number): Error => ({ status }) as unknown as Error
@@ -25,6 +26,7 @@ async function seeded(t: Test, open: OpenCatalog) {
 export function catalogContract(t: Test, open: OpenCatalog): void {
   userViewsContract(t, open)
   exportJobsContract(t, open)
+  lifecycleContract(t, open)
   t.test('companies: create with an admin role, names unique, update, delete with projects', async (t) => {
     const { c, company, user, project } = await seeded(t, open)
     t.same(await c.companies.get(company.id), { id: company.id, name: 'Acme', description: '' })
@@ -219,7 +221,7 @@ export function catalogContract(t: Test, open: OpenCatalog): void {
     await c.datapoints.remove([a])
     t.same(await c.datapoints.removeSomeOfProject(project.id, 10), [b, x])
     await waitFor(() => heard.length >= 4, { what: 'the announcements' })
-    t.same(heard, [{ datapoint: a }, { datapoint: b }, { datapoint: a }, { project: project.id }], 'no device, no rolled-back change')
+    t.same(heard, [{ datapoint: a }, { datapoint: b }, { datapoint: a, removed: true }, { project: project.id }], 'no device, no rolled-back change; a removal says so')
   })
 
   t.test('MQTT accounts: unique usernames, reach, expiry, update, delete', async (t) => {

@@ -27,7 +27,7 @@ import { mismatch, readmeBlocks, type Block } from './readme-blocks.ts'
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** The documents whose blocks run, in this order (README first: its tour makes project 1). */
 const DOCUMENTS = ['README.md', 'docs/access.md', 'docs/mqtt.md', 'docs/time-series.md', 'docs/documents.md',
-  'docs/virtual-datapoints.md', 'docs/alerts.md', 'docs/setpoints.md', 'docs/analytics.md', 'docs/controls-apps.md', 'docs/edge.md', 'docs/console.md', 'docs/operator.md', 'docs/live.md', 'docs/metrics.md', 'docs/export.md', 'docs/haystack.md']
+  'docs/virtual-datapoints.md', 'docs/alerts.md', 'docs/setpoints.md', 'docs/analytics.md', 'docs/controls-apps.md', 'docs/edge.md', 'docs/console.md', 'docs/operator.md', 'docs/live.md', 'docs/metrics.md', 'docs/export.md', 'docs/haystack.md', 'docs/data-lifecycle.md']
 /** Where a block may be skipped: commands that install or start servers (the test starts its own). */
 const SKIPS_ALLOWED = ['README.md: Set-up on a fresh machine (Node.js 20, 22 or 24, npm, a C++ toolchain)', 'docs/scaled-mode.md: All roles on one machine']
 const FIRST_START = { LINTEL_COMPANY_NAME: 'Acme', LINTEL_ADMIN_EMAIL: 'admin@acme.example', LINTEL_ADMIN_PASSWORD: 'change-me-now' }

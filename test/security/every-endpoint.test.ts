@@ -194,6 +194,7 @@ t.test('resources of project P through another project: another company and a si
     [16, 'GET', `/v2/company/role/${ids.companyRole}`], [17, 'PUT', `/v2/company/role/${ids.companyRole}`, { name: 'pwned' }],
     [19, 'POST', `/v2/company/role/${ids.companyRole}/user/${w.betaUser.id}`], [19, 'POST', `/v2/company/role/${w.betaRole.id}/user/${ids.victim}`],
     [20, 'DELETE', `/v2/company/role/${ids.companyRole}/user/${ids.victim}`], [18, 'DELETE', `/v2/company/role/${ids.companyRole}`],
+    [223, 'GET', `/v2/company/project/${ids.pid}/retention`], [224, 'PUT', `/v2/company/project/${ids.pid}/retention`, { raw: '1m' }],
   ] as const) {
     const res = await p.call(w.beta, method, url, body)
     t.equal(res.status, 404, `Beta: ${no} ${method} ${url} → ${JSON.stringify(res.body)}`)

@@ -1,0 +1,103 @@
+// bench:retention (issue 34 item 2): a retention sweep of 10% of a large SQLite store while
+// ingest runs, against the same ingest without a sweep, in one run and alternated.
+//
+// The store is filled with ROWS rows (1,000 series, one row a minute each, oldest first), then
+// PAIRS pairs of phases run, each phase with the same ingest: batches of 10 rows per series (10,000
+// rows, times after everything stored) appended as fast as taken, 4 in flight. A phase "sweep"
+// runs the retention runtime's own loop (engine/retention trimSeries: steps of 20,000 rows on the
+// writer thread between appends) over the next 10% / PAIRS of the rows, and lasts as long as that
+// sweep; the phase "plain" before it lasts as long as the previous sweep (the first: 10 s). The
+// figure is the ingest rate (rows/s) of each phase; the ratio sweep/plain per pair, and overall.
+// The file size before the phases and after (the phases also ingest; disk space really returned
+// is shown by test/engine/sqlite-retention.test.ts).
+//
+//   npm run bench:retention -- [rows=10000000] [pairs=4]
+// NDJSON on stdout, progress on stderr.
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openSqliteStore } from '../engine/store/sqlite-store.ts'
+import type { Observation, TimeseriesStore } from '../engine/store/port.ts'
+import { ROLLUP_LEVELS } from '../engine/store/sqlite-rollups.ts'
+import { trimSeries } from '../engine/retention/index.ts'
+import { DB_FILE } from '../engine/store/sqlite-schema.ts'
+import { emit, progress } from './lib.ts'
+
+const ROWS = Number(process.argv[2] ?? 10_000_000)
+const PAIRS = Number(process.argv[3] ?? 4)
+const SERIES = 1000
+const M = 60_000_000
+const T0 = Date.UTC(2020, 0, 1) * 1000
+const MINUTES = Math.ceil(ROWS / SERIES)
+const ids = Array.from({ length: SERIES }, (_, i) => i + 1)
+
+function batch(fromMinute: number, minutes: number): Observation[] {
+  const out: Observation[] = []
+  for (let m = fromMinute; m < fromMinute + minutes; m++) for (const s of ids) out.push({ series: s, time: T0 + m * M, value: (s * 7 + m) % 1000 })
+  return out
+}
+
+/** Appends live batches, 4 in flight, until `until` resolves; the rows/s. */
+async function ingest(store: TimeseriesStore, next: { minute: number }, until: Promise<unknown>): Promise<{ rows: number; seconds: number }> {
+  let done = false
+  void until.then(() => { done = true })
+  const began = performance.now()
+  let rows = 0
+  const worker = async () => {
+    while (!done) {
+      const b = batch(next.minute, 10)
+      next.minute += 10
+      await store.append(b)
+      rows += b.length
+    }
+  }
+  await Promise.all([worker(), worker(), worker(), worker()])
+  return { rows, seconds: (performance.now() - began) / 1000 }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'lintel-bench-retention-'))
+try {
+  const store = await openSqliteStore({ dir })
+  const fillStart = performance.now()
+  for (let m = 0; m < MINUTES; m += 100) {
+    await store.append(batch(m, Math.min(100, MINUTES - m)))
+    if (m % 10_000 === 0) progress(`filled ${(m * SERIES).toLocaleString()} of ${ROWS.toLocaleString()} rows`)
+  }
+  const fillSeconds = (performance.now() - fillStart) / 1000
+  const sizeFull = statSync(join(dir, DB_FILE)).size
+  emit({ bench: 'retention', phase: 'fill', rows: MINUTES * SERIES, seconds: +fillSeconds.toFixed(1), rows_per_s: Math.round(MINUTES * SERIES / fillSeconds), file_mb: +(sizeFull / 2 ** 20).toFixed(1) })
+  const next = { minute: MINUTES }
+  let plainSeconds = 10
+  const ratios: number[] = []
+  let removedAll = 0
+  let ingested = 0
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    const plain = await ingest(store, next, new Promise((r) => setTimeout(r, plainSeconds * 1000)))
+    // The next slice of the oldest 10%: everything before its bound, raw rows and every rollup level.
+    const bound = T0 + Math.round(MINUTES * 0.1 * pair / PAIRS) * M
+    const bounds = { raw: bound, rollups: ROLLUP_LEVELS.map((level) => ({ level, before: bound })) }
+    const sweepStart = performance.now()
+    let removed = 0
+    const sweep = trimSeries(store, ids, bounds, 20_000).then((n) => { removed = n })
+    const during = await ingest(store, next, sweep)
+    const sweepSeconds = (performance.now() - sweepStart) / 1000
+    removedAll += removed
+    ingested += plain.rows + during.rows
+    plainSeconds = Math.max(5, sweepSeconds)
+    const a = plain.rows / plain.seconds
+    const b = during.rows / during.seconds
+    ratios.push(b / a)
+    emit({ bench: 'retention', pair, plain_rows_per_s: Math.round(a), sweep_rows_per_s: Math.round(b), ratio: +(b / a).toFixed(3), removed, sweep_seconds: +sweepSeconds.toFixed(1), removed_per_s: Math.round(removed / sweepSeconds) })
+    progress(`pair ${pair}: plain ${Math.round(a)} rows/s, during the sweep ${Math.round(b)} rows/s (${(100 * b / a).toFixed(0)}%), ${removed} rows removed in ${sweepSeconds.toFixed(1)} s`)
+  }
+  await store.close()
+  const sizeAfter = statSync(join(dir, DB_FILE)).size
+  const sorted = [...ratios].sort((x, y) => x - y)
+  emit({
+    bench: 'retention', summary: true, store_rows: MINUTES * SERIES, series: SERIES, removed: removedAll, pairs: PAIRS,
+    ratio_median: +sorted[Math.floor(sorted.length / 2)].toFixed(3), ratio_min: +sorted[0].toFixed(3),
+    ingested_during_phases: ingested, file_mb_before: +(sizeFull / 2 ** 20).toFixed(1), file_mb_after: +(sizeAfter / 2 ** 20).toFixed(1),
+  })
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -47,3 +47,18 @@ export const exportJobOf = (r: ExportJobRow): ExportJob => ({
 
 /** Jobs kept per project: the oldest finished ones go first when a new one is created. */
 export const MAX_EXPORT_JOBS_PER_PROJECT = 100
+
+/** Export jobs of a project (catalog/exports.ts): state, progress and heartbeat. */
+export interface ExportJobsPort {
+  /** A running job (heartbeat now); the project keeps MAX_EXPORT_JOBS_PER_PROJECT, the oldest finished ones dropped. */
+  create(j: NewExportJob, now: number): Promise<ExportJob>
+  get(projectId: number, id: number): Promise<ExportJob | undefined>
+  /** Newest first. */
+  list(projectId: number): Promise<ExportJob[]>
+  /** Rows done and a heartbeat; false when the job is no longer running. */
+  progress(id: number, rowsDone: number, now: number): Promise<boolean>
+  /** Ends a running job; false when it had ended already (a stale job failed by another node). */
+  finish(id: number, end: { state: 'done' | 'failed'; rows_done: number; bytes?: number; error?: string }, now: number): Promise<boolean>
+  /** Fails the running jobs whose heartbeat is older than `before`; how many. */
+  failStale(before: number, reason: string, now: number): Promise<number>
+}

@@ -86,3 +86,16 @@ export const toRetention = (r: RetentionRow | undefined): Retention => r
 export const DELETION_COLUMNS = 'id, project_id, datapoint_id, kind, range_start, range_end, actor, at'
 export const UPSERT_RETENTION = `INSERT INTO project_retention (project_id, raw_s, rollup_15m_s, rollup_1h_s, rollup_1d_s) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (project_id) DO UPDATE SET raw_s = excluded.raw_s, rollup_15m_s = excluded.rollup_15m_s, rollup_1h_s = excluded.rollup_1h_s, rollup_1d_s = excluded.rollup_1d_s`
+
+/** Deletion audit and retention per project (catalog/lifecycle.ts; issue 34 item 2). */
+export interface DataLifecyclePort {
+  recordDeletion(d: NewDeletion): Promise<DeletionRecord>
+  /** Newest first; `before`: only ids below it (pages). */
+  deletions(projectId: number, page: { limit: number; before?: number }): Promise<DeletionRecord[]>
+  /** KEEP_EVERYTHING when none was set. */
+  retention(projectId: number): Promise<Retention>
+  /** Validated (validRetention: 400); a retention that keeps everything removes the row. */
+  setRetention(projectId: number, r: Retention): Promise<Retention>
+  /** The projects that keep something for a limited time, with their retention. */
+  retentions(): Promise<Array<{ project_id: number; retention: Retention }>>
+}

@@ -28,7 +28,7 @@ import type { ComponentInProject } from './components-in-project.ts'
 import type { ControlsApp, ControlsAppChange, ControlsAppFilter, ControlsAppLogEntry, HolidayCalendar, NewControlsApp, Page } from './controls-apps.ts'
 import type { AlertAck, AlertEvent, AlertRecord, NewAlert, OutboxEntry, Transition } from './alerts.ts'
 import type { ExchangeRate } from './exchange-rates.ts'
-import type { ExportJob, NewExportJob } from './exports.ts'
+import type { ExportJobsPort } from './exports.ts'
 import type { FileRow, QuotaLimits, QuotaRecord, Space } from './files.ts'
 import type { TooLargeError } from '../core/errors.ts'
 import type { TaggedObservation, TagLimits, TagRecordResult, TagRow } from './series-tags.ts'
@@ -41,7 +41,7 @@ import type { Company, Datapoint, Project, ProjectSettings, Role, TagAuthInput, 
 import type { NewUser } from './users.ts'
 import type { Favorite, PlotView, PlotViewSpec } from './user-views.ts'
 import type { VdpLogEntry, VdpRecord } from './virtual-datapoints.ts'
-import type { DeletionRecord, NewDeletion, Retention } from './lifecycle.ts'
+import type { DataLifecyclePort } from './lifecycle.ts'
 
 export interface CompaniesPort {
   /** Creates the company with its `admin` role (rule 6); 409 when the name is taken. */
@@ -297,34 +297,6 @@ export interface UserViewsPort {
   deletePlotView(id: number): Promise<boolean>
   countPlotViews(userId: number, projectId: number): Promise<number>
   countFavorites(userId: number, projectId: number): Promise<number>
-}
-
-/** Export jobs of a project (catalog/exports.ts): state, progress and heartbeat. */
-export interface ExportJobsPort {
-  /** A running job (heartbeat now); the project keeps MAX_EXPORT_JOBS_PER_PROJECT, the oldest finished ones dropped. */
-  create(j: NewExportJob, now: number): Promise<ExportJob>
-  get(projectId: number, id: number): Promise<ExportJob | undefined>
-  /** Newest first. */
-  list(projectId: number): Promise<ExportJob[]>
-  /** Rows done and a heartbeat; false when the job is no longer running. */
-  progress(id: number, rowsDone: number, now: number): Promise<boolean>
-  /** Ends a running job; false when it had ended already (a stale job failed by another node). */
-  finish(id: number, end: { state: 'done' | 'failed'; rows_done: number; bytes?: number; error?: string }, now: number): Promise<boolean>
-  /** Fails the running jobs whose heartbeat is older than `before`; how many. */
-  failStale(before: number, reason: string, now: number): Promise<number>
-}
-
-/** Deletion audit and retention per project (catalog/lifecycle.ts; issue 34 item 2). */
-export interface DataLifecyclePort {
-  recordDeletion(d: NewDeletion): Promise<DeletionRecord>
-  /** Newest first; `before`: only ids below it (pages). */
-  deletions(projectId: number, page: { limit: number; before?: number }): Promise<DeletionRecord[]>
-  /** KEEP_EVERYTHING when none was set. */
-  retention(projectId: number): Promise<Retention>
-  /** Validated (validRetention: 400); a retention that keeps everything removes the row. */
-  setRetention(projectId: number, r: Retention): Promise<Retention>
-  /** The projects that keep something for a limited time, with their retention. */
-  retentions(): Promise<Array<{ project_id: number; retention: Retention }>>
 }
 
 /** A change notification's payload: a small JSON object. */

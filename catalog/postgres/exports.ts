@@ -1,6 +1,6 @@
 // The PostgreSQL repository of export jobs (catalog/exports.ts). Same behaviour as
 // catalog/sqlite/exports.ts (the contract suite holds both).
-import type { ExportJobsPort } from '../port.ts'
+import type { ExportJobsPort } from '../exports.ts'
 import { EXPORT_COLUMNS, exportJobOf, MAX_EXPORT_JOBS_PER_PROJECT, type ExportJob, type ExportJobRow } from '../exports.ts'
 import type { Sql } from './sql.ts'
 

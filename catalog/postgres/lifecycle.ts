@@ -1,6 +1,6 @@
 // The PostgreSQL repository of deletion audits and retention (catalog/lifecycle.ts). Same
 // behaviour as catalog/sqlite/lifecycle.ts (the contract suite holds both).
-import type { DataLifecyclePort } from '../port.ts'
+import type { DataLifecyclePort } from '../lifecycle.ts'
 import {
   DELETION_COLUMNS, KEEP_EVERYTHING, RETENTION_PARTS, toDeletion, toRetention, UPSERT_RETENTION, validRetention,
   type DeletionRow, type RetentionRow,

@@ -8,7 +8,7 @@
 // STALE_MS (another API node may be running it), checked at start and whenever it is read.
 import { Readable } from 'node:stream'
 import type { ExportJob } from '../../catalog/exports.ts'
-import type { ExportJobsPort } from '../../catalog/port.ts'
+import type { ExportJobsPort } from '../../catalog/exports.ts'
 import { every, MICROS_PER_MS, nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
 import type { Documents } from '../blobs/documents.ts'
 import type { TimeseriesStore } from '../store/port.ts'

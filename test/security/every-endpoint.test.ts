@@ -73,7 +73,7 @@ function urlOf(x: Endpoint, w: World): string {
   const values: Record<string, string | number> = {
     project_id: w.ids.pid, role_id: x.scope === 'Company' ? w.ids.companyRole : w.ids.role, user_id: w.ids.victim, tagauth_id: w.ids.tagauth,
     mqttuser_id: w.ids.mqtt, alert_id: w.ids.alert, componentinproject_id: w.ids.cip, component_id: 5, instance_id: w.ids.instance,
-    result_id: w.ids.result, reference: 'no-such-reference', format: 'csv', controls_app_id: 'no-such-app', plotview_id: 1,
+    result_id: w.ids.result, reference: 'no-such-reference', format: 'csv', controls_app_id: 'no-such-app', plotview_id: 1, export_id: 1,
   }
   const path = x.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (!(name in values)) throw new Error(`endpoint ${x.number}: no test value for {${name}}; add one to urlOf`)

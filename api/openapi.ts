@@ -46,6 +46,9 @@ const EXTRA: Readonly<Record<number, readonly number[]>> = {
   170: [503], 174: [409, 503], 175: [503], 176: [409, 503], 177: [409, 503], 178: [503],
   // acknowledge and clear (200, 201): not raised, or acknowledged already
   200: [409], 201: [409],
+  // data lifecycle (220-224): a datapoint still used by virtual datapoints or controls apps (222);
+  // retention of an unknown project or one of another company (223, 224)
+  222: [409], 223: [404], 224: [404],
 }
 
 /** Headers that come with some failures (error-handler.ts). */

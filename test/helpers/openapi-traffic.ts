@@ -315,6 +315,20 @@ export async function representativeTraffic(base: string, admin: Login, hooks: T
   await bad(211, 'GET', `${p}/export/999999`)
   await ok(212, 'GET', `${p}/exports`)
   await bad(212, 'GET', `${p}/exports`, { who: newbie })
+  // Data lifecycle (220-224): a range of a spare datapoint, then the datapoint; one a virtual
+  // datapoint reads is refused (409); retention read and set by the company.
+  await ok(50, 'POST', `${p}/timeseries`, { body: { spare: [{ time: '2024-01-01T00:00:00Z', value: 1 }, { time: '2024-01-01T01:00:00Z', value: 2 }] } })
+  const spareDp = `project_id=${pid}&dataPointID=spare`
+  await ok(220, 'DELETE', `/v2/datapoint/timeseries?${spareDp}&start=2024-01-01T00:00:00Z&end=2024-01-01T01:00:00Z`)
+  await bad(220, 'DELETE', `/v2/datapoint/timeseries?${spareDp}&start=2024-01-02T00:00:00Z&end=2024-01-01T00:00:00Z`)
+  await ok(221, 'GET', `${p}/deletions`)
+  await bad(221, 'GET', `${p}/deletions`, { who: newbie })
+  await ok(222, 'DELETE', `/v2/datapoint?${spareDp}`)
+  await bad(222, 'DELETE', `/v2/datapoint?project_id=${pid}&dataPointID=${encodeURIComponent('room A temp')}`)
+  await ok(223, 'GET', `/v2/company/project/${pid}/retention`)
+  await bad(223, 'GET', '/v2/company/project/999999/retention')
+  await ok(224, 'PUT', `/v2/company/project/${pid}/retention`, { body: { raw: null } })
+  await bad(224, 'PUT', `/v2/company/project/${pid}/retention`, { body: { raw: '30s' } })
   // Controls apps (170-181) on the heating circuit, its setpoint pin on the writable point.
   async function controlsApps(pid: number, cipId: number) {
     const p = `/v2/project/${pid}`

@@ -10,7 +10,7 @@
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
-import { basicHeader, createProject, emit as emitLine, median, progress, rssKb, startServer } from './lib.ts'
+import { basicHeader, createProject, emit as emitLine, median, progress, rssKb, startServer, writeMinuteSeries } from './lib.ts'
 
 const emit = (o: object) => emitLine({ ...o, load1: Math.round(loadavg()[0] * 10) / 10 })
 const RUNS = Number(process.env.RUNS ?? 5)
@@ -24,13 +24,7 @@ const pool = new Pool(server.url, { connections: 2 })
 try {
   const pid = await createProject(server, 'haystack-his')
   progress('writing a year of 1-minute data over HTTP ...')
-  for (let from = 0; from < MINUTES; from += 43_200) {
-    const obs = []
-    for (let i = from; i < Math.min(MINUTES, from + 43_200); i++) obs.push({ time: new Date(Y0 + i * 60_000).toISOString(), value: value(i) })
-    const res = await pool.request({ path: `/v2/project/${pid}/timeseries`, method: 'POST', headers: { authorization: basicHeader, 'content-type': 'application/json' }, body: JSON.stringify({ year: obs }) })
-    const text = await res.body.text()
-    if (res.statusCode !== 200) throw new Error(`ingest: ${res.statusCode} ${text}`)
-  }
+  await writeMinuteSeries(pool, pid, 'year', Y0, MINUTES, value)
   // The point's id, as a Haystack client finds it: read by filter.
   const found = await pool.request({ method: 'GET', path: `/haystack/${pid}/read?filter=${encodeURIComponent('dataPointID=="year"')}`, headers: { authorization: basicHeader, accept: 'application/json' } })
   const id = (JSON.parse(await found.body.text()) as { rows: { id: { val: string } }[] }).rows[0].id.val

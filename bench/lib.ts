@@ -107,3 +107,16 @@ export async function api(server: Server, method: string, path: string, body?: u
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(answer)}`)
   return answer
 }
+
+/** Writes `minutes` 1-minute observations of series `dataPointID` from `y0` (ms) over HTTP JSON,
+ *  a month (43,200) a request (bench:reads and bench:haystack-his read the same year). */
+export async function writeMinuteSeries(pool: { request: (o: { path: string; method: 'POST'; headers: Record<string, string>; body: string }) => Promise<{ statusCode: number; body: { text(): Promise<string> } }> },
+  pid: number, dataPointID: string, y0: number, minutes: number, value: (i: number) => number): Promise<void> {
+  for (let from = 0; from < minutes; from += 43_200) {
+    const obs = []
+    for (let i = from; i < Math.min(minutes, from + 43_200); i++) obs.push({ time: new Date(y0 + i * 60_000).toISOString(), value: value(i) })
+    const res = await pool.request({ path: `/v2/project/${pid}/timeseries`, method: 'POST', headers: { authorization: basicHeader, 'content-type': 'application/json' }, body: JSON.stringify({ [dataPointID]: obs }) })
+    const text = await res.body.text()
+    if (res.statusCode !== 200) throw new Error(`ingest: ${res.statusCode} ${text}`)
+  }
+}

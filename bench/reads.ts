@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
 import { Pool } from 'undici'
 import { openQuestdbStore } from '../engine/store/questdb-store.ts'
-import { basicHeader, createProject, emit as emitLine, median, progress, startServer } from './lib.ts'
+import { basicHeader, createProject, emit as emitLine, median, progress, startServer, writeMinuteSeries } from './lib.ts'
 
 /** Every line carries the machine's 1-minute load average: the machine is shared (2 cores). */
 const emit = (o: object) => emitLine({ ...o, load1: Math.round(loadavg()[0] * 10) / 10 })
@@ -41,13 +41,7 @@ try {
   const pid = await createProject(server, 'reads')
   progress('writing a year of 1-minute data over HTTP ...')
   const w0 = performance.now()
-  for (let from = 0; from < MINUTES; from += 43_200) {
-    const obs = []
-    for (let i = from; i < Math.min(MINUTES, from + 43_200); i++) obs.push({ time: new Date(Y0 + i * 60_000).toISOString(), value: value(i) })
-    const res = await pool.request({ path: `/v2/project/${pid}/timeseries`, method: 'POST', headers: { authorization: basicHeader, 'content-type': 'application/json' }, body: JSON.stringify({ year: obs }) })
-    const text = await res.body.text()
-    if (res.statusCode !== 200) throw new Error(`ingest: ${res.statusCode} ${text}`)
-  }
+  await writeMinuteSeries(pool, pid, 'year', Y0, MINUTES, value)
   emit({ bench: 'reads', step: 'ingest a year of 1-minute data over HTTP (rollups maintained)', observations: MINUTES, seconds: Math.round(performance.now() - w0) / 1000 })
   // The year is historical data: let the store finish moving it from its ingest tail into the
   // main table and rollups (~1 s in the background after the last write) before timing reads

@@ -1,19 +1,13 @@
 // `lintel quota show|set`: the operator's quotas reach the API's quota record.
 import t from 'tap'
-import { runCli } from '../../server/cli.ts'
 import { parseSize } from '../../server/cli-quota.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
+import { cliWithProject } from '../helpers/cli-project.ts'
 
 t.test('set and show the quotas of a company and a project space', async (t) => {
-  const dir = t.testdir()
-  process.env.LINTEL_DATA_DIR = dir
-  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
-  const run = async (...args: string[]) => { let out = ''; const code = await runCli(args, (s) => { out += s }); return { code, out } }
-  await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
-  const catalog = Catalog.open(dir, adminEndpoints)
-  const { project } = await catalog.projects.create(1, { name: 'P' }, null)
-  catalog.close()
+  const { dir, run, pid } = await cliWithProject(t)
+  const project = { id: pid }
 
   t.same(await run('quota', 'set', '--company', '1', '--file-size', '500M', '--files', '100', '--space', '2G'), {
     code: 0, out: 'file space of company 1: largest file 524288000 bytes, 0 of 100 files, 0 of 2147483648 bytes used\n',

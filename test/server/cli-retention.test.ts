@@ -1,20 +1,13 @@
 // `lintel project retention`: the operator's retention reaches the catalog (and so the
 // company's GET /v2/company/project/{id}/retention and the sweeps); bad values are refused.
 import t from 'tap'
-import { runCli } from '../../server/cli.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
+import { cliWithProject } from '../helpers/cli-project.ts'
 
 t.test('show, set and refuse the retention of a project', async (t) => {
-  const dir = t.testdir()
-  process.env.LINTEL_DATA_DIR = dir
-  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
-  const run = async (...args: string[]) => { let out = ''; const code = await runCli(args, (s) => { out += s }); return { code, out } }
-  await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
-  const catalog = Catalog.open(dir, adminEndpoints)
-  const { project } = await catalog.projects.create(1, { name: 'P' }, null)
-  await catalog.close()
-  const id = String(project.id)
+  const { dir, run, pid } = await cliWithProject(t)
+  const id = String(pid)
   t.same(await run('project', 'retention', '--id', id), { code: 0, out: `project ${id} keeps: raw forever, rollup_15m forever, rollup_1h forever, rollup_1d forever\n` }, 'the default keeps everything')
   t.same(await run('project', 'retention', '--id', id, '--raw', '30d', '--rollup-15m', '52w', '--rollup-1h', '2y', '--rollup-1d', '2y'),
     { code: 0, out: `project ${id} keeps: raw 30d, rollup_15m 52w, rollup_1h 2y, rollup_1d 2y\n` })

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { runCli } from '../../server/cli.ts'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
+import { cliWithProject } from '../helpers/cli-project.ts'
 import { verifyPassword } from '../../catalog/passwords.ts'
 
 t.test('create, rename, add an admin, delete', async (t) => {
@@ -53,15 +54,7 @@ t.test('a directory without a catalog is refused unless --init is given', async 
 })
 
 t.test('project quota and the default quota of datapoints', async (t) => {
-  const dir = t.testdir()
-  process.env.LINTEL_DATA_DIR = dir
-  t.teardown(() => { delete process.env.LINTEL_DATA_DIR })
-  const run = async (...args: string[]) => { let out = ''; const code = await runCli(args, (s) => { out += s }); return { code, out } }
-  await run('company', 'create', '--name', 'Acme', '--admin-email', 'ops@acme.test', '--admin-password', 'ops-password', '--init')
-  const catalog = Catalog.open(dir, adminEndpoints)
-  const pid = (await catalog.projects.create(1, { name: 'p' }, 1)).project.id
-  await catalog.datapoints.ensure(pid, ['a', 'b'])
-  await catalog.close()
+  const { dir, run, pid } = await cliWithProject(t, { name: 'p', createdBy: 1, prepare: (catalog, pid) => catalog.datapoints.ensure(pid, ['a', 'b']) })
 
   t.equal((await run('project', 'quota', '--id', String(pid))).out, `project ${pid}: 2 datapoints, quota 100000 (default)\n`)
   t.equal((await run('project', 'quota', '--id', String(pid), '--datapoints', '2')).out, `project ${pid}: 2 datapoints, quota 2\n`)

@@ -169,3 +169,12 @@ t.test('list: filters, search, pages; the multi-app run reports per app', async 
   const none = await site.http('POST', `/v2/controls/apps/run?project_id=${site.pid}`, { run: true, controls_app_ids: [] })
   t.equal(none.status, 400)
 })
+
+t.test('deleting a datapoint an app writes (endpoint 222): 409 naming the app, the datapoint kept', async (t) => {
+  const site = await controlsSite(t)
+  const id = (await site.create()).body.resource.id as string
+  const del = await site.http('DELETE', `/v2/datapoint?project_id=${site.pid}&dataPointID=${encodeURIComponent(FLOW_SP)}`)
+  t.match(del, { status: 409, body: { success: false, error: `Datapoint '${FLOW_SP}' is used by controls app 'Heating' (${id}): delete or change them first` } })
+  t.equal((await site.get(id)).body.pins.flow_temp_setpoint, FLOW_SP, 'the app still has its pin')
+  t.equal((await site.http('GET', `/v2/datapoint/timeseries?project_id=${site.pid}&dataPointID=${encodeURIComponent(FLOW_SP)}`)).status, 200, 'the datapoint is kept')
+})

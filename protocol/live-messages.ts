@@ -63,6 +63,8 @@ export const LIVE_CLOSE = {
   BAD_FRAME: 4400,
   /** The server stops. */
   GOING_AWAY: 1001,
+  /** The server could not open the session (the catalog failed); it logged why. */
+  INTERNAL: 1011,
   /** This process serves no live subscriptions (scaled mode without LINTEL_REDIS_URL). */
   UNAVAILABLE: 1013,
 } as const

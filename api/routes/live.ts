@@ -33,18 +33,29 @@ export const liveRoutes: FastifyPluginAsync<RouteContext & { hub?: LiveHub }> = 
     handler: async () => {
       throw new InvalidInputError('GET /v2/live is a WebSocket: send an upgrade request (Connection: Upgrade, Upgrade: websocket)')
     },
-    wsHandler: async (socket: WebSocket, req) => {
+    wsHandler: (socket: WebSocket, req) => {
       if (!hub) return socket.close(LIVE_CLOSE.UNAVAILABLE, 'live subscriptions are not served by this process')
       const { user, token } = req.caller
-      const hash = token ? undefined : (await ctx.catalog.users.findWithHash(user.id))?.password_hash
-      const session = new LiveSession(hub, socket, user, token ? { token } : { passwordHash: hash ?? '' }, req.permissions)
-      hub.add(session)
-      socket.on('message', (data, isBinary) => {
-        if (isBinary) return session.end(LIVE_CLOSE.BAD_FRAME, 'only JSON text frames are accepted')
-        session.receive(data.toString())
+      // The listeners go on before anything awaits: @fastify/websocket drops the frames that
+      // arrive while none listens, and a Basic login's hash is read from the catalog first (a
+      // PostgreSQL round trip in the scaled mode). Frames wait for the session, in order.
+      const opening = (async () => {
+        const hash = token ? undefined : (await ctx.catalog.users.findWithHash(user.id))?.password_hash
+        const session = new LiveSession(hub, socket, user, token ? { token } : { passwordHash: hash ?? '' }, req.permissions)
+        hub.add(session)
+        return session
+      })()
+      opening.catch((err) => {
+        req.log.error({ err }, 'live: the session could not be opened')
+        socket.close(LIVE_CLOSE.INTERNAL, 'the session could not be opened; the server logged why')
       })
-      socket.on('pong', () => { session.alive = true })
-      socket.on('close', () => session.gone())
+      const then = (fn: (s: LiveSession) => void) => { opening.then(fn, () => {}) }
+      socket.on('message', (data, isBinary) => {
+        const text = isBinary ? undefined : data.toString()
+        then((s) => text === undefined ? s.end(LIVE_CLOSE.BAD_FRAME, 'only JSON text frames are accepted') : s.receive(text))
+      })
+      socket.on('pong', () => then((s) => { s.alive = true }))
+      socket.on('close', () => then((s) => s.gone()))
     },
   })
 }

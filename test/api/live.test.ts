@@ -110,3 +110,20 @@ t.test('a slow reader is closed with 4408 and never holds ingest back', async (t
   t.equal((await slow.closedWithin()).code, 4408, 'the documented close code')
   t.notOk(fast.closed, 'the fast reader stays')
 })
+
+t.test('a message sent the moment the socket opens is answered while the server still looks up the login', async (t) => {
+  // @fastify/websocket drops frames that arrive before the handler listens; a Basic login's
+  // password hash is read from the catalog after the upgrade (a PostgreSQL round trip in the
+  // scaled mode, where CI once lost the first subscribe). The lookup is slowed here to 300 ms.
+  const { p, address, pid, ingest } = await listening(t)
+  await ingest({ a: [{ time: iso(1), value: 1 }] })
+  const findWithHash = p.catalog.users.findWithHash.bind(p.catalog.users)
+  p.catalog.users.findWithHash = async (id) => { await new Promise((r) => setTimeout(r, 300)); return findWithHash(id) }
+  const c = await liveClient(address, { authorization: basic(p.admin) })
+  c.send({ type: 'subscribe', project_id: pid, datapoints: ['a'], since: iso(0), ref: 'first' })
+  c.send({ type: 'unsubscribe', project_id: pid, ref: 'second' })
+  t.same((await c.next('subscribed')).ref, 'first', 'the first frame is not lost')
+  await c.next('unsubscribed')
+  t.same(c.messages.map((m) => m.type), ['subscribed', 'observations', 'live', 'unsubscribed'], 'both frames handled, in order')
+  t.same(c.points('a'), [{ time: iso(1), value: 1, fill: true }])
+})

@@ -18,7 +18,7 @@ const RULES: Record<string, { may: string[]; types?: string[] }> = {
   server: { may: ['api', 'ingest', 'engine', 'catalog', 'protocol', 'formulas', 'core'] },
   api: { may: ['ingest', 'engine', 'catalog', 'protocol', 'core'] },
   ingest: { may: ['engine', 'catalog', 'protocol', 'core'] },
-  engine: { may: ['formulas', 'core'], types: ['catalog'] },
+  engine: { may: ['formulas', 'protocol', 'core'], types: ['catalog'] },
   formulas: { may: ['core'] },
   catalog: { may: ['core'] },
   protocol: { may: ['core'] },

@@ -7,12 +7,14 @@
 // Access (api/datapoint-access.ts): every listed datapoint must be readable through 210
 // (403 naming the first that is not, nothing produced; an unknown one 404); a tag filter
 // selects among the datapoints the caller reads. A job is shown (211, 212) only to a caller who
-// reads every datapoint in it, else it is not found.
+// reads every datapoint in it, else it is not found. The file's upload is admitted before the job
+// is created (429/503 from the upload gate, engine/blobs/upload-gate.ts: no job).
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { ExportJob } from '../../catalog/exports.ts'
-import { InvalidInputError, NotFoundError } from '../../core/errors.ts'
+import type { Space } from '../../catalog/files.ts'
+import { InvalidInputError, NotFoundError, TooManyRequestsError } from '../../core/errors.ts'
 import { formatTimestamp, parseTimestamp } from '../../core/timestamp.ts'
 import { normalizePath } from '../../engine/blobs/doc-path.ts'
 import type { Documents } from '../../engine/blobs/documents.ts'
@@ -96,6 +98,15 @@ export const exportRoutes: FastifyPluginAsync<ExportRouteOptions> = async (base,
     return [...out.values()].sort((a, b) => (a.dataPointID < b.dataPointID ? -1 : a.dataPointID > b.dataPointID ? 1 : 0))
   }
 
+  const admit = (space: Space) => {
+    try {
+      return documents.admit(space)
+    } catch (err) {
+      if (err instanceof TooManyRequestsError) throw new TooManyRequestsError(`No export started: its file is written as a document upload. ${err.message}`, err.retryAfterSeconds * 1000)
+      throw err
+    }
+  }
+
   const visible = async (req: FastifyRequest, no: number, j: ExportJob) => access.readsAll(req, no, j.spec.datapoints)
 
   app.route({
@@ -113,13 +124,22 @@ export const exportRoutes: FastifyPluginAsync<ExportRouteOptions> = async (base,
       const now = Date.now()
       const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('.', '')
       const path = normalizePath(b.path ?? `exports/export-${stamp}-${Math.random().toString(36).slice(2, 8)}.${format}`)
-      let estimate = 0
-      for (const s of series) estimate += await store.count(s.id, start, end)
-      const job = await catalog.exportJobs.create({
-        project_id: req.project.id, user_id: req.caller.user.id, format, path,
-        spec: { datapoints: series.map((s) => s.dataPointID), start, end }, rows_estimate: estimate,
-      }, now)
-      const done = runner.run(job, req.project.company_id, series)
+      // The file's upload is admitted before the job exists: over the company's or the node's
+      // concurrent uploads, 429/503 now rather than a job that fails at once.
+      const ticket = admit({ kind: 'project', companyId: req.project.company_id, projectId: req.project.id })
+      let job: ExportJob
+      try {
+        let estimate = 0
+        for (const s of series) estimate += await store.count(s.id, start, end)
+        job = await catalog.exportJobs.create({
+          project_id: req.project.id, user_id: req.caller.user.id, format, path,
+          spec: { datapoints: series.map((s) => s.dataPointID), start, end }, rows_estimate: estimate,
+        }, now)
+      } catch (err) {
+        ticket.release()
+        throw err
+      }
+      const done = runner.run(job, req.project.company_id, series, ticket)
       ctx.onExportStarted?.(job.id, done)
       return reply.code(202).send({ success: true, operation: 'create', resource: view(job) })
     },

@@ -50,13 +50,19 @@ export class Documents {
     this.gate = new UploadGate({ ...DEFAULT_UPLOAD_LIMITS, ...o.uploads })
   }
 
+  /** Admits an upload into `space` now (429/503 when the gate is full), to be passed to upload() later (export jobs: refused before the job exists). */
+  admit(space: Space): UploadTicket {
+    return this.gate.admit(space, this.files.key(space))
+  }
+
   /**
    * Stores `body` as the file at `path`: `create` refuses an existing path (400), `replace` a
    * missing one (404). `declaredBytes` (the request's Content-Length, envelope included) lets a
-   * body that cannot fit be refused before its first byte is read.
+   * body that cannot fit be refused before its first byte is read. `admittedAs`: a ticket of
+   * admit(), released here however the upload ends.
    */
-  async upload(space: Space, mode: 'create' | 'replace', path: string, body: Readable, declaredBytes?: number): Promise<Uploaded> {
-    const ticket = this.gate.admit(space, this.files.key(space))
+  async upload(space: Space, mode: 'create' | 'replace', path: string, body: Readable, declaredBytes?: number, admittedAs?: UploadTicket): Promise<Uploaded> {
+    const ticket = admittedAs ?? this.admit(space)
     try {
       return await this.admitted(ticket, space, mode, path, body, declaredBytes)
     } finally {

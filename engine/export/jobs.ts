@@ -11,6 +11,7 @@ import type { ExportJob } from '../../catalog/exports.ts'
 import type { ExportJobsPort } from '../../catalog/exports.ts'
 import { every, MICROS_PER_MS, nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
 import type { Documents } from '../blobs/documents.ts'
+import type { UploadTicket } from '../blobs/upload-gate.ts'
 import type { TimeseriesStore } from '../store/port.ts'
 import { csvBytes } from './csv.ts'
 import { parquetBytes } from './parquet.ts'
@@ -58,8 +59,11 @@ export class ExportRunner {
     return this.d.jobs.get(projectId, id)
   }
 
-  /** Starts the job in the background; the promise settles when it has ended (tests, benchmarks). */
-  run(job: ExportJob, companyId: number, series: readonly ExportSeries[]): Promise<void> {
+  /**
+   * Starts the job in the background; the promise settles when it has ended (tests, benchmarks).
+   * `ticket`: its file's upload, admitted by the caller before the job was created.
+   */
+  run(job: ExportJob, companyId: number, series: readonly ExportSeries[], ticket?: UploadTicket): Promise<void> {
     let rows = 0
     const rowsOf = async function* (source: AsyncIterable<RowChunk>): AsyncGenerator<RowChunk> {
       for await (const c of source) { rows += c.points.length; yield c }
@@ -73,7 +77,7 @@ export class ExportRunner {
     const space = { kind: 'project' as const, companyId, projectId: job.project_id }
     const done = (async () => {
       try {
-        const file = await this.d.documents.upload(space, 'create', job.path, body)
+        const file = await this.d.documents.upload(space, 'create', job.path, body, undefined, ticket)
         await this.d.jobs.finish(job.id, { state: 'done', rows_done: rows, bytes: file.size_bytes }, now())
       } catch (err) {
         body.destroy()

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { formatTimestamp } from '../../core/timestamp.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { download, duckRows, fill, finished, start, T0 } from '../helpers/export.ts'
-import { addProject, addUser, platform } from '../helpers/platform.ts'
+import { addProject, addUser, basic, platform } from '../helpers/platform.ts'
 
 async function setup(t: Test) {
   const store = await openSqliteStore({ dir: t.testdir() })
@@ -114,6 +114,27 @@ t.test('bad input, TagAuths, grants, another company: clear 4xx, no job, no file
   t.equal((await p.call(other, 'GET', `/v2/project/${pid}/export/${mine.body.resource.id}`)).status, 404)
   const files = await p.call(p.admin, 'GET', `/v2/project/${pid}/files`)
   t.same(files.body.items.map((f: { path: string }) => f.path).sort(), ['both.csv', 'mine.csv'], 'refused requests produced no file')
+})
+
+t.test('the company\'s concurrent uploads are all taken: 429 with Retry-After before a job exists; the next one runs', async (t) => {
+  const { p, pid } = await setup(t)
+  await fill(p, pid, ['a'], 3)
+  const project = await p.catalog.projects.get(pid)
+  const space = { kind: 'project' as const, companyId: project.company_id, projectId: pid }
+  // Four uploads of the company running (LINTEL_UPLOADS_PER_COMPANY's default): the export's file would be the fifth.
+  const held = Array.from({ length: 4 }, () => p.documents.admit(space))
+  const body = { format: 'csv', start: '2024-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z', dataPointIDs: ['a'], path: 'a.csv' }
+  const res = await p.app.inject({ method: 'POST', url: `/v2/project/${pid}/export`, headers: { authorization: basic(p.admin) }, payload: body })
+  t.equal(res.statusCode, 429)
+  t.equal(res.headers['retry-after'], '5')
+  t.match(JSON.parse(res.body), { success: false, error: `No export started: its file is written as a document upload. Too many uploads: company ${project.company_id} already has 4 uploads running, at most 4 at once (LINTEL_UPLOADS_PER_COMPANY); retry when one has finished` })
+  t.same((await p.call(p.admin, 'GET', `/v2/project/${pid}/exports`)).body.items, [], 'no job')
+  held.pop()!.release()
+  const ok = await start(p, pid, body)
+  t.equal(ok.status, 202)
+  t.match(await finished(p, pid, ok.body.resource.id), { state: 'done', rows_done: 3 })
+  t.equal(p.documents.gate.usage().running, 3, 'the export\'s admission was released when it ended')
+  for (const h of held) h.release()
 })
 
 t.test('over the space quota: the job fails with the reason, nothing is left in the space', async (t) => {

@@ -3,7 +3,7 @@
 // this process or to the cluster's channel) and then sends the deployments still pending
 // (a restart loses none: they are pending in the catalog until the edge confirms them).
 // Every sweep period it fails the apps that waited for the edge agent's answer for longer than
-// the deployment time-out (service.expireStarting).
+// the deployment time-out (service.expirePending).
 // stop() stops hearing reports and the sweep; the catalog keeps the states and pending deployments.
 import { every, MICROS_PER_MS, systemClock } from '../../core/clock/clock.ts'
 import type { Running } from '../running.ts'
@@ -29,7 +29,7 @@ export async function startControlsApps(deps: ControlsAppsDeps): Promise<Running
   }
   const clock = deps.clock ?? systemClock
   const sweep = every(clock, () => {
-    service.expireStarting().catch((err) => deps.log?.warn({ err }, 'controls apps: the deployment time-out sweep failed'))
+    service.expirePending().catch((err) => deps.log?.warn({ err }, 'controls apps: the deployment time-out sweep failed'))
   }, sweepMs(service.deployTimeoutMs) * MICROS_PER_MS)
   return { service, stop: async () => { sweep(); await reports.stop() } }
 }

@@ -7,9 +7,10 @@
 //   run=true  (Created, Stopping, Stopped, Failed) ─> Starting (200) ─edge Running─> Running (202)
 //   run=false (Starting, Running, Failed) ─> Stopping (300) ─edge Stopped─> Stopped (302)
 //   the edge cannot run it ─edge Failed─> Failed (201, the spec's code of a failed start)
-//   no edge agent answers a start in time ─deploy_timeout─> Failed (the deployment stays
-//     pending: an answer later moves the app as the agent reports)
-//   DELETE (Created, Stopped, Failed: not running) ─> Deleting (500) ─edge Deleted─> removed
+//   no edge agent answers a start or a stop in time ─deploy_timeout─> Failed (the deployment
+//     stays pending: an answer later moves the app as the agent reports)
+//   DELETE (Created, Stopped, Failed: not running) ─> Deleting (500) ─edge Deleted─> removed;
+//     no answer within the time-out: removed too (the agent is told at its next APPSYNC)
 //
 // The edge's reports are facts, taken from every deployed state but Deleting (it also stops
 // and restarts apps on its own: reset after a lost connection, auto-recovery). Where the
@@ -42,7 +43,7 @@ export const APP_LIFECYCLE = defineLifecycle<AppTrigger>({
     { trigger: 'run', from: [CREATED, STOPPING, STOPPED, FAILED], to: STARTING },
     { trigger: 'stop', from: [STARTING, RUNNING, FAILED], to: STOPPING },
     { trigger: 'delete', from: [CREATED, STOPPED, FAILED], to: DELETING },
-    { trigger: 'deploy_timeout', from: [STARTING], to: FAILED },
+    { trigger: 'deploy_timeout', from: [STARTING, STOPPING], to: FAILED },
     { trigger: 'edge_running', from: DEPLOYED, to: RUNNING },
     { trigger: 'edge_stopped', from: DEPLOYED, to: STOPPED },
     { trigger: 'edge_failed', from: DEPLOYED, to: FAILED },

@@ -13,9 +13,10 @@
 //   onSync     APPSYNC after the edge (re)connects: an APPDEF for every app whose revision the
 //              edge lacks, a delete for apps it holds that the project no longer has
 //   resume     after the platform's restart: the pending deployments are sent again
-//   expireStarting  an app Starting for longer than the deployment time-out (no edge agent
-//              answered) goes to Failed with the reason in its status and log; the deployment
-//              stays pending, so the agent's later answer moves the app as it reports
+//   expirePending  an app Starting or Stopping for longer than the deployment time-out (no
+//              edge agent answered) goes to Failed with the reason in its status and log; the
+//              deployment stays pending, so the agent's later answer moves the app as it
+//              reports; an app Deleting that long is removed (the agent hears of it at APPSYNC)
 // Only reports from the app's own project count (the broker admits them only from the
 // project's designated edge accounts). Several API processes hear every report in scaled mode:
 // every change is a compare-and-set on the revision and status read, and log entries are
@@ -25,7 +26,7 @@ import type { ControlsApp, ControlsAppChange, ControlsAppLogEntry, Desired } fro
 import type { ControlsAppsPort, ProjectsPort } from '../../catalog/port.ts'
 import { MICROS_PER_MS, nowMs, systemClock, type Clock } from '../../core/clock/clock.ts'
 import { ConflictError, NotFoundError } from '../../core/errors.ts'
-import { APP_LIFECYCLE, CREATED, DELETING, EDGE_TRIGGER, FAILED, STARTING, unaffected } from './lifecycle.ts'
+import { APP_LIFECYCLE, CREATED, DELETING, EDGE_TRIGGER, FAILED, STARTING, STOPPING, unaffected } from './lifecycle.ts'
 
 /** What the edge is told about one app (encoded as APPDEF by the caller). */
 export interface AppDeployment {
@@ -67,6 +68,8 @@ export interface NewApp {
 export interface RunOutcome { affected: boolean; app: ControlsApp }
 
 const text = (code: number) => APP_LIFECYCLE.text(code)
+/** The states that wait for the edge agent's answer, bounded by the deployment time-out. */
+const WAITING = new Set([STARTING, STOPPING, DELETING])
 
 export class ControlsAppService {
   private readonly clock: Clock
@@ -207,18 +210,29 @@ export class ControlsAppService {
   }
 
   /**
-   * Apps Starting since longer than the deployment time-out (their last change, stored with the
-   * app, so a restart or another process counts from the same instant): Failed, with the reason.
+   * Apps waiting for the edge agent's answer (Starting, Stopping, Deleting) for longer than the
+   * deployment time-out (counted from their last change, stored with the app, so a restart or
+   * another process counts from the same instant). A start or a stop goes to Failed with the
+   * reason; its deployment stays pending and the agent's later answer moves the app. A delete
+   * is completed here: the app leaves the catalog, and the agent is told to delete it when it
+   * next connects (APPSYNC answers a delete for every app the project no longer has).
    * Returns how many moved here.
    */
-  async expireStarting(): Promise<number> {
+  async expirePending(): Promise<number> {
     let n = 0
-    const due = (a: ControlsApp) => a.status_code === STARTING && nowMs(this.clock) - a.updated_at >= this.deployTimeoutMs
+    const due = (a: ControlsApp) => WAITING.has(a.status_code) && nowMs(this.clock) - a.updated_at >= this.deployTimeoutMs
     for (const a of (await this.deps.apps.listPending()).filter(due)) {
       await this.serial(a.id, async () => {
         const app = await this.deps.apps.find(a.id)
         if (!app || !due(app) || app.revision !== a.revision) return
-        const reason = `no edge agent answered the start within ${this.deployTimeoutMs / 1000} s (revision ${app.revision} is still pending: ` +
+        if (app.status_code === DELETING) {
+          await this.deps.apps.remove(app.id)
+          this.counters.deploy_timeouts++
+          n++
+          return
+        }
+        const what = app.status_code === STARTING ? 'answered the start' : 'confirmed the stop (the app may still run on site)'
+        const reason = `no edge agent ${what} within ${this.deployTimeoutMs / 1000} s (revision ${app.revision} is still pending: ` +
           'it is sent again when the project\'s edge agent connects, and the app follows its answer)'
         const to = APP_LIFECYCLE.next(app.status_code, 'deploy_timeout', app.id)
         // Another process may have moved it meanwhile (compare-and-set): then it is not ours to fail.

@@ -1,14 +1,14 @@
-// The deployment time-out of controls apps (engine/controls; issue 31): an app whose start no
-// edge agent answers goes from Starting to Failed after the time-out (default 60 s), with the
-// reason in its status and its log; the deployment stays pending, and the agent's answer later
-// moves the app as it reports. The runtime on the SQLite catalog and a virtual clock: no test
+// The deployment time-out of controls apps (engine/controls; issue 31): an app whose start or
+// stop no edge agent answers goes to Failed after the time-out (default 60 s), with the reason
+// in its status and its log; the deployment stays pending, and the agent's answer later moves
+// the app as it reports. A delete no agent answers is completed (the app removed). The runtime on the SQLite catalog and a virtual clock: no test
 // waits 60 s.
 import t, { type Test } from 'tap'
 import { adminEndpoints } from '../../api/registry.ts'
 import { Catalog } from '../../catalog/index.ts'
 import { VirtualClock } from '../../core/clock/virtual-clock.ts'
 import { startControlsApps } from '../../engine/controls/index.ts'
-import { FAILED, RUNNING, STARTING } from '../../engine/controls/lifecycle.ts'
+import { DELETING, FAILED, RUNNING, STARTING, STOPPED, STOPPING } from '../../engine/controls/lifecycle.ts'
 import type { AppDeployment } from '../../engine/controls/service.ts'
 
 async function site(t: Test, deployTimeoutMs?: number) {
@@ -56,7 +56,7 @@ t.test('Starting with no agent answering: Failed after the default 60 s, the rea
   t.match(await s.find(), { status_code: RUNNING, status_reason: '', confirmed_revision: 2 })
 })
 
-t.test('a configured time-out; an answer in time keeps the app from failing; Stopping is left alone', async (t) => {
+t.test('a configured time-out; an answer in time keeps the app from failing', async (t) => {
   const s = await site(t, 10_000)
   await s.service.setRun(s.app.id, true, 'admin@acme.test')
   await s.advance(5_000)
@@ -69,4 +69,35 @@ t.test('a configured time-out; an answer in time keeps the app from failing; Sto
   t.equal((await s.find()).status_code, STARTING)
   await s.advance(2_000) // sweep every 1 s for a 10 s time-out
   t.match(await s.find(), { status_code: FAILED, revision: 4, status_reason: /within 10 s \(revision 4 is still pending/ })
+})
+
+t.test('Stopping with no agent answering: Failed, saying the app may still run; the agent\'s later answer moves it', async (t) => {
+  const s = await site(t, 10_000)
+  await s.service.setRun(s.app.id, true, 'admin@acme.test')
+  await s.service.onState({ projectId: s.projectId, username: 'edge-1' }, { app_id: s.app.id, revision: 2, state: 'Running' })
+  await s.service.setRun(s.app.id, false, 'admin@acme.test')
+  await s.advance(9_000)
+  t.equal((await s.find()).status_code, STOPPING, 'still Stopping before the time-out')
+  await s.advance(2_000)
+  t.match(await s.find(), { status_code: FAILED, revision: 3, confirmed_revision: 2, status_reason: 'no edge agent confirmed the stop (the app may still run on site) within 10 s (revision 3 is still pending: it is sent again when the project\'s edge agent connects, and the app follows its answer)' })
+  await s.service.onState({ projectId: s.projectId, username: 'edge-1' }, { app_id: s.app.id, revision: 3, state: 'Stopped' })
+  t.match(await s.find(), { status_code: STOPPED, status_reason: '', confirmed_revision: 3 })
+})
+
+t.test('Deleting with no agent answering: removed after the time-out; the agent is told at its next APPSYNC', async (t) => {
+  const s = await site(t, 10_000)
+  await s.service.setRun(s.app.id, true, 'admin@acme.test')
+  await s.service.onState({ projectId: s.projectId, username: 'edge-1' }, { app_id: s.app.id, revision: 2, state: 'Running' })
+  await s.service.setRun(s.app.id, false, 'admin@acme.test')
+  await s.service.onState({ projectId: s.projectId, username: 'edge-1' }, { app_id: s.app.id, revision: 3, state: 'Stopped' })
+  await s.service.remove(s.app.id, 'admin@acme.test')
+  t.same(s.sent.at(-1), { ...s.sent.at(-1), revision: 4, desired: 'delete' }, 'the delete went out')
+  await s.advance(9_000)
+  t.equal((await s.find()).status_code, DELETING, 'still Deleting before the time-out')
+  await s.advance(2_000)
+  t.equal(await s.catalog.controlsApps.find(s.app.id), undefined, 'removed from the platform')
+  t.equal(s.service.counters.deploy_timeouts, 1)
+  s.sent.length = 0
+  t.equal(await s.service.onSync({ projectId: s.projectId, username: 'edge-1' }, [{ app_id: s.app.id, revision: 3 }]), 1)
+  t.match(s.sent, [{ app_id: s.app.id, revision: 4, desired: 'delete' }], 'the agent that still holds it is told to delete it')
 })

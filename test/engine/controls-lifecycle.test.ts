@@ -42,5 +42,6 @@ t.test('requests that change nothing', async (t) => {
 
 t.test('the deployment time-out: Starting → Failed, from no other state', async (t) => {
   t.equal(APP_LIFECYCLE.next(STARTING, 'deploy_timeout', 'a'), FAILED)
-  for (const from of [CREATED, RUNNING, STOPPING, STOPPED, FAILED, DELETING]) t.notOk(APP_LIFECYCLE.allows(from, 'deploy_timeout'), `not from ${from}`)
+  t.equal(APP_LIFECYCLE.next(STOPPING, 'deploy_timeout', 'a'), FAILED)
+  for (const from of [CREATED, RUNNING, STOPPED, FAILED, DELETING]) t.notOk(APP_LIFECYCLE.allows(from, 'deploy_timeout'), `not from ${from}`)
 })

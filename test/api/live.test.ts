@@ -6,6 +6,7 @@ import t, { type Test } from 'tap'
 import { basic, addProject, platform, type Platform } from '../helpers/platform.ts'
 import { liveClient } from '../helpers/live-client.ts'
 import { waitFor } from '../helpers/wait.ts'
+import type { WebSocket } from 'ws'
 
 const T0 = Date.UTC(2024, 2, 31)
 const iso = (i: number) => new Date(T0 + i * 1000).toISOString().replace('.000Z', 'Z')
@@ -114,11 +115,18 @@ t.test('a slow reader is closed with 4408 and never holds ingest back', async (t
 t.test('a message sent the moment the socket opens is answered while the server still looks up the login', async (t) => {
   // @fastify/websocket drops frames that arrive before the handler listens; a Basic login's
   // password hash is read from the catalog after the upgrade (a PostgreSQL round trip in the
-  // scaled mode, where CI once lost the first subscribe). The lookup is slowed here to 300 ms.
+  // scaled mode, where CI once lost the first subscribe). Here the lookup after the upgrade
+  // answers only once both frames have reached the server's socket.
   const { p, address, pid, ingest } = await listening(t)
   await ingest({ a: [{ time: iso(1), value: 1 }] })
+  let upgraded = false
+  let received = 0
+  p.app.websocketServer.on('connection', (ws: WebSocket) => { upgraded = true; ws.on('message', () => { received++ }) })
   const findWithHash = p.catalog.users.findWithHash.bind(p.catalog.users)
-  p.catalog.users.findWithHash = async (id) => { await new Promise((r) => setTimeout(r, 300)); return findWithHash(id) }
+  p.catalog.users.findWithHash = async (id) => {
+    if (upgraded) await waitFor(() => received >= 2, { what: 'both frames at the server' })
+    return findWithHash(id)
+  }
   const c = await liveClient(address, { authorization: basic(p.admin) })
   c.send({ type: 'subscribe', project_id: pid, datapoints: ['a'], since: iso(0), ref: 'first' })
   c.send({ type: 'unsubscribe', project_id: pid, ref: 'second' })

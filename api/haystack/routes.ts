@@ -95,10 +95,12 @@ function bodyGrid(body: unknown): Grid {
 async function * chunks(g: GridStream, format: Format, signal: AbortSignal): AsyncGenerator<string> {
   let buf = format.header(g.meta, g.cols)
   let first = true
-  for await (const row of g.rows as AsyncIterable<Dict>) {
+  for await (const item of g.rows as AsyncIterable<Dict | readonly Dict[]>) {
     if (signal.aborted) return
-    buf += format.row(row, g.cols, first)
-    first = false
+    for (const row of Array.isArray(item) ? item as readonly Dict[] : [item as Dict]) {
+      buf += format.row(row, g.cols, first)
+      first = false
+    }
     if (buf.length >= CHUNK_BYTES) { yield buf; buf = '' }
   }
   yield buf + format.end

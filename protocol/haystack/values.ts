@@ -149,8 +149,12 @@ export function isDateText(s: string): boolean {
 
 export const isTimeText = (s: string): boolean => /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?$/.test(s)
 
-/** The streaming form of a grid: header first, rows as they come (a long hisRead never builds one string). */
-export interface GridStream { meta: Dict; cols: Col[]; rows: AsyncIterable<Dict> | Iterable<Dict> }
+/**
+ * The streaming form of a grid: header first, rows as they come (a long hisRead never builds one
+ * string). An item of `rows` may be a batch of rows: hisRead yields each chunk of the store as
+ * one, so the writer takes one asynchronous step per chunk, not per row.
+ */
+export interface GridStream { meta: Dict; cols: Col[]; rows: AsyncIterable<Dict | readonly Dict[]> | Iterable<Dict> }
 
 /** A grid of one error (Haystack "Error Grid": meta `err`, `dis`, optional `errTrace`). */
 export function errorGrid(dis: string, errTrace?: string): Grid {

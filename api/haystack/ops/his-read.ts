@@ -36,10 +36,11 @@ export const hisRead: HaystackOp = {
     const unit = unitOf(dp)
     const store = ctx.route.store
     const signal = ctx.signal
-    async function * rows(): AsyncGenerator<Dict> {
+    // One batch of rows per chunk of the store: the writer steps once per chunk, not per row.
+    async function * rows(): AsyncGenerator<Dict[]> {
       for await (const chunk of readInChunks(store, dp.id, { start: span.start, end: span.end })) {
         if (signal.aborted) return
-        for (const p of chunk) yield { ts: new DateTime(p.time, zone), val: new Num(p.value, unit) }
+        yield chunk.map((p) => ({ ts: new DateTime(p.time, zone), val: new Num(p.value, unit) }))
       }
     }
     return {

@@ -8,16 +8,20 @@
 // (alerts.metrics()). What had no counter is measured where the composition root hands a port
 // on: ingest per transport (each transport gets its own counting Ingest), store reads (a
 // timing wrapper), virtual datapoint outputs (their Ingest), and the SQLite writer's own
-// report of commits, compaction steps and the ingest tail (StoreObserver). docs/metrics.md
+// report of commits, compaction steps and the ingest tail (StoreObserver), the QuestDB store's
+// of its commits, and the Kafka consumer's lag (engine/log/kafka-lag.ts). docs/metrics.md
 // names every metric.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { Ingest } from '../engine/ingest-port.ts'
+import type { PartitionLag } from '../engine/log/port.ts'
 import type { StoreObserver, TimeseriesStore } from '../engine/store/port.ts'
 
 /** What the scrape reads from the parts that run in this process (undefined: not running here). */
 export interface MetricSources {
   path?: () => Record<string, number>
   broker?: () => Record<string, number> | undefined
+  /** Scaled, on a worker: its member of the store group's lag per partition it owns. */
+  consumerLag?: () => PartitionLag[]
   alerts?: () => { evaluated: number; raised: number; reset: number; running: number; notifications_held: number; notifications?: { delivered: number; failed_attempts: number; dropped: number; undeliverable: number; pending: number } } | undefined
 }
 
@@ -49,7 +53,7 @@ export class LintelMetrics {
     const r = this.registry
     this.ingested = new Counter({ name: 'lintel_ingest_observations_total', help: 'Observations accepted (stored, or accepted by the log in scaled mode), per transport', labelNames: ['transport'], registers: [r] })
     for (const t of ['http', 'import', 'mqtt', 'vdp'] as const) this.ingested.inc({ transport: t }, 0) // every series exists from the start
-    this.commit = new Histogram({ name: 'lintel_store_commit_seconds', help: 'Duration of one commit of appends by the SQLite store\'s writer', buckets: SECONDS, registers: [r] })
+    this.commit = new Histogram({ name: 'lintel_store_commit_seconds', help: 'Duration of one commit of appends by the store: a group commit of the SQLite writer, or one ILP request to QuestDB until its rows are visible', buckets: SECONDS, registers: [r] })
     this.compaction = new Histogram({ name: 'lintel_store_compaction_seconds', help: 'Duration of one compaction step of the ingest tail into the main table and rollups', buckets: SECONDS, registers: [r] })
     this.tail = new Gauge({ name: 'lintel_store_ingest_tail_rows', help: 'Rows in the SQLite store\'s ingest tail, not yet compacted', registers: [r] })
     this.reads = new Histogram({ name: 'lintel_store_read_seconds', help: 'Duration of store reads: raw ranges and sampled (bucket) reads', labelNames: ['kind'], buckets: SECONDS, registers: [r] })
@@ -150,5 +154,13 @@ export class LintelMetrics {
     counter('lintel_alert_notifications_delivered_total', 'Notifications delivered', () => alerts()?.notifications?.delivered)
     counter('lintel_alert_notifications_failed_total', 'Failed delivery attempts (each retried with back-off)', () => alerts()?.notifications?.failed_attempts)
     counter('lintel_alert_notifications_dropped_total', 'Notifications dropped at the outbox bound', () => alerts()?.notifications?.dropped)
+    new Gauge({
+      name: 'lintel_kafka_consumer_lag', help: 'Scaled mode, on a worker: records (published batches) of each observation-log partition it owns that it has not stored yet',
+      labelNames: ['topic', 'partition'], registers: [r],
+      collect () {
+        this.reset() // a partition revoked from this worker leaves the gauge
+        for (const p of src().consumerLag?.() ?? []) this.set({ topic: p.topic, partition: String(p.partition) }, p.records)
+      },
+    })
   }
 }

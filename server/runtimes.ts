@@ -100,7 +100,7 @@ export const PARTS: readonly Part<Wiring>[] = [
     name: 'metrics listener', roles: ALL, when: (w) => w.config.metricsListener !== undefined,
     start: async (w) => {
       const path = need(w.path, 'observation path')
-      w.metrics.readFrom({ path: () => path.metrics(), broker: () => w.broker?.metrics(), alerts: () => w.alerts?.metrics() })
+      w.metrics.readFrom({ path: () => path.metrics(), consumerLag: () => path.consumerLag(), broker: () => w.broker?.metrics(), alerts: () => w.alerts?.metrics() })
       const listener = await startMetricsListener(w.config.metricsListener!, w.metrics.registry, (err) => w.logger.warn({ err }, 'metrics: scrape failed'))
       w.metricsAddress = listener.address
       w.logger.info({ address: `${listener.address}/metrics` }, 'metrics: Prometheus listener')

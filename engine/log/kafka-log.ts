@@ -153,7 +153,7 @@ export class KafkaObservationLog implements ObservationLog {
     member.consumer.subscribe([this.topic])
     this.members.add(member)
     member.run()
-    return { stop: async () => { await member.stop(); this.members.delete(member) } }
+    return { stop: async () => { await member.stop(); this.members.delete(member) }, lag: () => member.lag.now() }
   }
 
   async close(): Promise<void> {

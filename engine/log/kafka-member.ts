@@ -4,6 +4,7 @@ import { decodeObservations } from './kafka-codec.ts'
 import type { RdConsumer, RdError, RdKafka, RdMessage, RdTopicPartition, RdTopicPartitionOffset } from './kafka-rdkafka.ts'
 import type { ConsumeOptions, LogHandler, LogRecord } from './port.ts'
 import { asError, disconnect, MAX_BACKOFF_MS, type KafkaLogOptions } from './kafka-client.ts'
+import { ConsumerLag } from './kafka-lag.ts'
 
 export class KafkaMember {
   private stopping = false
@@ -11,9 +12,13 @@ export class KafkaMember {
   /** Next offset per "topic\0partition" of what the handler has handled. */
   private readonly handled = new Map<string, RdTopicPartitionOffset>()
   private stopped: Promise<void> | undefined
+  /** The lag of the partitions owned, for the operator's metrics. */
+  readonly lag: ConsumerLag
 
   constructor(private readonly kafka: RdKafka, readonly consumer: RdConsumer, private readonly handler: LogHandler,
-    private readonly options: ConsumeOptions, private readonly opts: KafkaLogOptions) {}
+    private readonly options: ConsumeOptions, private readonly opts: KafkaLogOptions) {
+    this.lag = new ConsumerLag(consumer, (err) => this.report(err))
+  }
 
   private report(err: unknown): void { this.options.onError?.(asError(err)) }
 
@@ -28,9 +33,11 @@ export class KafkaMember {
     if (err.code === E.ERR__ASSIGN_PARTITIONS) {
       change = { assigned: parts.filter((p) => !this.owned.has(p)), revoked: [] }
       for (const p of parts) this.owned.add(p)
+      this.lag.assigned(assignment)
     } else if (err.code === E.ERR__REVOKE_PARTITIONS) {
       change = { assigned: [], revoked: parts.filter((p) => this.owned.has(p)) }
       for (const p of parts) this.owned.delete(p)
+      this.lag.revoked(assignment)
     } else {
       this.report(new Error(`Kafka rebalance failed: ${err.message}`))
     }
@@ -102,6 +109,7 @@ export class KafkaMember {
         touched.add(k)
         const prev = this.handled.get(k)
         if (!prev || prev.offset <= m.offset) this.handled.set(k, { topic: m.topic, partition: m.partition, offset: m.offset + 1 })
+        this.lag.handled(m, m.offset + 1)
       }
       this.commit(touched)
     }

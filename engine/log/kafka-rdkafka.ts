@@ -51,6 +51,10 @@ export interface RdConsumer extends RdClient {
   commit(offsets: RdTopicPartitionOffset[]): unknown
   commitSync(offsets: RdTopicPartitionOffset[]): unknown
   assignments(): RdTopicPartition[]
+  /** The group's committed offsets (one OffsetFetch; -1001: none). */
+  committed(toppars: RdTopicPartition[], timeout: number, cb: (err: RdError | null, offsets?: RdTopicPartitionOffset[]) => void): unknown
+  /** The watermarks the client last saw in a fetch response (-1001: unknown); throws when disconnected. */
+  getWatermarkOffsets(topic: string, partition: number): { lowOffset: number; highOffset: number }
 }
 
 export interface RdAdminClient {

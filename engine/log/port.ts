@@ -63,6 +63,15 @@ export interface LogSubscription {
    * member leaves its group so the others take over its partitions.
    */
   stop(): Promise<void>
+  /** Records of each partition this member owns that it has not handled yet (Kafka only). */
+  lag?(): PartitionLag[]
+}
+
+/** A partition's records not yet handled by a member: its high watermark minus the member's next offset. */
+export interface PartitionLag {
+  topic: string
+  partition: number
+  records: number
 }
 
 export type LogHandler = (records: LogRecord[]) => Promise<void>

@@ -27,6 +27,7 @@ export function openEmbeddedPath(o: EmbeddedPathOptions): ObservationPath {
     startWorker: async () => {},
     owns: () => true,
     metrics: () => ({ ...queue.metrics() }),
+    consumerLag: () => [],
     drained: async () => {
       while (queue.metrics().pending > 0) await new Promise((resolve) => setTimeout(resolve, 5))
     },

@@ -8,6 +8,7 @@
 // Both keep the storage-first rule: the bus only ever carries observations already stored,
 // so a virtual datapoint or an alert never reacts to data that could still be lost.
 import type { Ingest } from '../ingest-port.ts'
+import type { PartitionLag } from '../log/port.ts'
 import type { ObservationBus } from '../observation-bus.ts'
 import type { TimeseriesStore } from '../store/port.ts'
 
@@ -37,6 +38,8 @@ export interface ObservationPath {
   owns(projectId: number): boolean
   /** Counters of the path (the ingest queue's in the embedded mode). */
   metrics(): Record<string, number>
+  /** Scaled, on a worker: records of each log partition it owns not yet stored. Embedded: none. */
+  consumerLag(): PartitionLag[]
   /** Resolves once everything accepted is stored (graceful shutdown, after ingest stopped). */
   drained(): Promise<void>
   /** Stops the worker's part, closes the log and the store. */

@@ -59,6 +59,7 @@ export function openScaledPath(o: ScaledPathOptions): ObservationPath {
     },
     owns: (projectId) => member !== undefined && owned.has(o.log.partitionOf(projectId)),
     metrics: () => ({}),
+    consumerLag: () => member?.lag?.() ?? [],
     drained: async () => {},
     close: async () => {
       await member?.stop()

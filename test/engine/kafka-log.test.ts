@@ -91,6 +91,24 @@ if (why) {
     await c.sub.stop()
   })
 
+  t.test('kafka: a member\'s lag per partition it owns: records published before it started, 0 once handled', async (t) => {
+    const log = await openKafkaLog(options({ partitions: 2 }))
+    t.teardown(() => log.close())
+    const p = log.partitionOf(7)
+    for (let i = 0; i < 3; i++) await log.publish(7, [{ series: 1, time: i, value: i }])
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    let calls = 0
+    const sub = await log.consume(`lag-${run}`, async () => { calls++; await gate })
+    const lag = () => new Map(sub.lag!().map((l) => [l.partition, l.records]))
+    await until(() => calls === 1 && lag().get(p) === 3, 30_000, () => `a lag of 3 on partition ${p}, the handler holding the first batch (${JSON.stringify(sub.lag!())})`)
+    t.equal(lag().get(1 - p), 0, 'the empty partition')
+    release()
+    await until(() => lag().get(p) === 0, 30_000, () => `the lag back to 0 once handled (${JSON.stringify(sub.lag!())})`)
+    await sub.stop()
+    t.same(sub.lag!(), [], 'a stopped member owns nothing')
+  })
+
   t.test('kafka: unreachable brokers give a clear error at open, in bounded time', async (t) => {
     const t0 = Date.now()
     const err = await openKafkaLog({ brokers: '127.0.0.1:1', topic: 'never', connectTimeoutMs: 2_000 }).catch((e) => e)

@@ -15,6 +15,7 @@ import {
 import { questdbTarget } from '../../engine/store/questdb-connection.ts'
 import { packForQuestdb } from '../../engine/store/questdb-ilp.ts'
 import { openQuestdbStore } from '../../engine/store/questdb-store.ts'
+import { LintelMetrics } from '../../server/prometheus.ts'
 import { storeContract } from './store-contract.ts'
 
 const URL = process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000'
@@ -188,6 +189,27 @@ if (why !== undefined) {
     t.type(await second, OverloadedError)
     await first
     t.equal((await store.count(1)) + (await store.count(2)) + (await store.count(3)), 2500)
+  })
+
+  t.test('each commit is timed in the operator\'s metrics (lintel_store_commit_seconds)', async (t) => {
+    const table = newTable()
+    created.push(table)
+    const metrics = new LintelMetrics()
+    const store = await openQuestdbStore({ url: URL, table, observer: metrics.storeObserver() })
+    t.teardown(() => store.close())
+    const commits = async () => {
+      const { values } = await metrics.registry.getSingleMetric('lintel_store_commit_seconds')!.get()
+      const of = (name: string) => values.find((v) => (v as { metricName?: string }).metricName === name)!.value
+      return { count: of('lintel_store_commit_seconds_count'), sum: of('lintel_store_commit_seconds_sum') }
+    }
+    t.same(await commits(), { count: 0, sum: 0 }, 'opening the table commits nothing')
+    const began = performance.now()
+    for (let k = 0; k < 3; k++) await store.append([{ series: 1, time: k, value: k }])
+    const wall = (performance.now() - began) / 1000
+    await store.read(1, {})
+    const { count, sum } = await commits()
+    t.equal(count, 3, 'three appends one after the other: three commits, each timed (a read is none)')
+    t.ok(sum > 0 && sum <= wall, `their time (${sum} s) is within the appends' (${wall} s)`)
   })
 
   t.test('an unreachable QuestDB gives OverloadedError (503), at open and on reads', async (t) => {

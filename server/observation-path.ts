@@ -41,7 +41,7 @@ export async function openPath(config: Config, logger: Logger, seams: StartSeams
   if (config.log !== 'kafka') return openEmbeddedPath({ store, queue: seams.ingestQueue })
   try {
     const log = await openLog(config, logger)
-    return openScaledPath({ store, log, consume: { onError: (err) => logger.error({ err }, 'worker: store write failed; the batch is retried') } })
+    return openScaledPath({ store, log, consume: { onError: (err) => logger.error({ err }, 'worker: observation log consumer') } })
   } catch (err) {
     await store.close()
     throw err

@@ -96,7 +96,7 @@ export class KafkaMember {
           if (records.length) await this.handler(records)
           break
         } catch (err) {
-          this.report(err)
+          this.report(new Error(`handling ${records.length} records failed (the store write?); retried in ${delay} ms: ${asError(err).message}`, { cause: err }))
           if (this.stopping) return // abandoned uncommitted: re-read by whoever owns the partition next
           await this.pause(delay)
           if (this.stopping) return

@@ -218,6 +218,7 @@ export function logContract(t: Test, name: string, makeLog: () => Promise<Observ
     await until(() => c.count() >= 5, WAIT, 'records after retries')
     t.same(c.values(4), [0, 1, 2, 3, 4], 'in order, once each after success')
     t.equal(c.errors.length, 3, 'three failures reported')
+    t.match(c.errors[0].message, /handler call 1 fails on purpose/, 'each report names its cause')
     t.equal(c.rejected[0].observations[0].value, 0, 'the first failure was on the first record')
     await c.sub.stop()
   })

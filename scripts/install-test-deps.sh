@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the tests need besides npm packages: Debian's MQTT clients (tests), Chromium (the console's browser tests), the Mosquitto
+# What the tests need besides npm packages: Debian's MQTT clients (tests), Chromium and Firefox ESR (the console's browser tests), the Mosquitto
 # broker (the peer of the MQTT benchmark), Redis, and the scaled mode's QuestDB, Kafka, PostgreSQL (its own
 # cluster only where none answers on :5432) and S3Proxy (jars from Maven Central, cached under .cache/services), which are then started on
 # loopback. Installs only what is missing; starting is idempotent. node-rdkafka (the scaled
@@ -14,6 +14,7 @@ command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v java >/dev/null 2>&1 || need+=(default-jre-headless)
 command -v mvn >/dev/null 2>&1 || need+=(maven)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)   # the console's browser tests (playwright-core drives it)
+command -v firefox-esr >/dev/null 2>&1 || need+=(firefox-esr)   # test/console/firefox.test.ts (puppeteer-core drives it)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq

@@ -1,7 +1,7 @@
 // The console's browser tests (test/console/): Debian's Chromium (scripts/install-test-deps.sh)
-// driven headless by playwright-core. Without Chromium a test skips locally with a message
-// naming how to install it; in CI (CI=true) it fails instead, so the browser tests never
-// silently stop running. Screenshots go to test-artifacts/console/ (in .gitignore; CI keeps
+// driven headless by playwright-core (Firefox: firefox.ts). Without Chromium a test skips
+// locally with a message naming how to install it; in CI (CI=true) it fails instead, so the
+// browser tests never silently stop running. Screenshots go to test-artifacts/console/ (in .gitignore; CI keeps
 // the folder as an artifact).
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -25,15 +25,34 @@ export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string | und
  */
 export async function browserFor(t: Test): Promise<Browser | undefined> {
   const path = chromiumPath()
-  if (path === undefined) {
-    const why = 'Chromium not found (/usr/bin/chromium or LINTEL_CHROMIUM): `npm run test:deps` installs Debian\'s chromium'
-    if (process.env.CI === 'true') t.fail(`${why}; CI must run the console's browser tests`)
-    else t.plan(0, why)
-    return undefined
-  }
+  if (path === undefined) return noBrowser(t, 'Chromium not found (/usr/bin/chromium or LINTEL_CHROMIUM): `npm run test:deps` installs Debian\'s chromium')
   const browser = await chromium.launch({ executablePath: path, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] })
   t.teardown(() => browser.close())
   return browser
+}
+
+/** A browser the file needs is missing: skipped locally with `why`, failed in CI (CI=true). */
+export function noBrowser(t: Test, why: string): undefined {
+  if (process.env.CI === 'true') t.fail(`${why}; CI must run the console's browser tests`)
+  else t.plan(0, why)
+  return undefined
+}
+
+/** What logging in needs of a page; a Playwright page is one, a Puppeteer page is adapted (firefox.ts). */
+export interface LoginDriver {
+  goto(url: string): Promise<unknown>
+  fill(selector: string, value: string): Promise<unknown>
+  click(selector: string): Promise<unknown>
+  waitForFunction(fn: () => boolean): Promise<unknown>
+}
+
+/** Log in through the console's form at `base` and wait for the project list. */
+export async function consoleLogin(page: LoginDriver, base: string, who: Login): Promise<void> {
+  await page.goto(`${base}/#/login`)
+  await page.fill('input[name=email]', who.email)
+  await page.fill('input[name=password]', who.password)
+  await page.click('button[type=submit]')
+  await page.waitForFunction(() => location.hash === '#/' && document.querySelector('main h1')?.textContent === 'Projects')
 }
 
 export interface ConsolePage {
@@ -59,12 +78,6 @@ export async function consolePage(t: Test, browser: Browser, base: string, file:
     page,
     errors,
     shot: async (name) => { await page.screenshot({ path: join(ARTIFACTS, `${file}-${name}.png`), fullPage: true }) },
-    login: async (who) => {
-      await page.goto(`${base}/#/login`)
-      await page.fill('input[name=email]', who.email)
-      await page.fill('input[name=password]', who.password)
-      await page.click('button[type=submit]')
-      await page.waitForFunction(() => location.hash === '#/' && document.querySelector('main h1')?.textContent === 'Projects')
-    },
+    login: (who) => consoleLogin(page, base, who),
   }
 }

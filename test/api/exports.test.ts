@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { formatTimestamp } from '../../core/timestamp.ts'
+import { EXPORT_CHUNK } from '../../engine/export/rows.ts'
 import { openSqliteStore } from '../../engine/store/sqlite-store.ts'
 import { download, duckRows, fill, finished, start, T0 } from '../helpers/export.ts'
 import { addProject, addUser, basic, platform } from '../helpers/platform.ts'
@@ -139,7 +140,10 @@ t.test('the company\'s concurrent uploads are all taken: 429 with Retry-After be
 
 t.test('over the space quota: the job fails with the reason, nothing is left in the space', async (t) => {
   const { p, pid } = await setup(t)
-  await fill(p, pid, ['big'], 40_000) // ~1.7 MB of CSV: more than the pipeline reads ahead
+  // ~3.4 MB of CSV in 4 chunks of the reader (EXPORT_CHUNK): while the upload refuses the first,
+  // the reader may have produced the next (CI, PostgreSQL catalog, load: all 40,000 of an
+  // earlier 2-chunk version), never more: the file is refused at ~20 kB.
+  await fill(p, pid, ['big'], 4 * EXPORT_CHUNK)
   const project = await p.catalog.projects.get(pid)
   await p.catalog.files.setLimits({ kind: 'project', companyId: project.company_id, projectId: pid }, { space_bytes: 20_000 })
   const res = await start(p, pid, { format: 'csv', start: '2024-01-01T00:00:00Z', end: '2025-01-01T00:00:00Z', dataPointIDs: ['big'], path: 'big.csv' })
@@ -147,7 +151,7 @@ t.test('over the space quota: the job fails with the reason, nothing is left in 
   const job = await finished(p, pid, res.body.resource.id)
   t.equal(job.state, 'failed')
   t.match(job.error, /quota|space/i, `the reason: ${job.error}`)
-  t.ok(job.rows_done < 40_000, `stopped early (${job.rows_done} rows read)`)
+  t.ok(job.rows_done <= 2 * EXPORT_CHUNK, `stopped early: at most two chunks read (${job.rows_done} rows read of ${4 * EXPORT_CHUNK})`)
   t.same((await p.call(p.admin, 'GET', `/v2/project/${pid}/files`)).body.items, [], 'no partial file')
 })
 

@@ -3,7 +3,8 @@
 // discovery prints a point list the configuration accepts; COV where the device supports it
 // (renewed before the lifetime ends), polling where it refuses; WriteProperty at a priority,
 // null relinquishes, the priority array read back; a device without ReadPropertyMultiple; a
-// SubscribeCOV the device does not answer is asked again at the next round, a refused one not.
+// SubscribeCOV the device does not answer is asked again at the next round, a refused one not;
+// subscriptions 8 at a time.
 import { load as loadYaml } from 'js-yaml'
 import t from 'tap'
 import { checkEdgeConfig, type BacnetDriverConfig } from '../../edge/config/schema.ts'
@@ -138,4 +139,24 @@ t.test('driver: a SubscribeCOV without answer is asked again at the next round (
   await waitFor(() => seen.get('outdoor')!.length >= polls + 3, { what: 'three more polls of the refused point (and retry rounds with them)' })
   t.equal(count(/refused SubscribeCOV 0:2/g), 1, 'the refused subscription is not asked again before the renewal')
   t.notOk(d.covPoints().includes('outdoor'), 'it stays polled')
+})
+
+t.test('driver: SubscribeCOV requests go 8 at a time after the first (1,000 one after another took a round trip each)', async (t) => {
+  // Each SubscribeCOV answered after 200 ms: one after another, 40 would take 8 s.
+  const dev = await bacnetDevice(t, ['--bulk', '40', '--subscribe-delay-ms', '200'])
+  const cfg = checkEdgeConfig({
+    broker: { url: 'mqtts://h:8884', account: 'a', project: 'g/h' }, state_dir: 's',
+    drivers: [{
+      type: 'bacnet', name: 'slow', address: `127.0.0.1:${dev.port}`, device_instance: 1234, local_port: await freeUdpPort(), poll_ms: 60_000,
+      points: Array.from({ length: 40 }, (_, i) => ({ id: `av${1000 + i}`, object: `analog-value:${1000 + i}` })),
+    }],
+  }) as { config: { drivers: BacnetDriverConfig[] } }
+  const d = new BacnetDriver(cfg.config.drivers[0])
+  t.teardown(() => d.close())
+  await d.start()
+  t.equal(d.covPoints().length, 40, 'every point on COV when start() returns')
+  const held = [...dev.proc.out().matchAll(/held SubscribeCOV \S+ (\d+)/g)].map((m) => Number(m[1]))
+  t.equal(held.length, 40)
+  t.equal(held[0], 1, 'the first request alone')
+  t.equal(Math.max(...held), 8, 'then 8 held by the device at once, never more')
 })

@@ -15,23 +15,13 @@ import { GatedStore } from '../helpers/gated-store.ts'
 import { livePlatform } from '../helpers/live-platform.ts'
 import { requireService } from '../helpers/services.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { samples } from '../helpers/prometheus.ts'
 
 const BROKERS = '127.0.0.1:19092'
 const QUESTDB = process.env.LINTEL_QUESTDB_URL ?? 'http://127.0.0.1:19000'
 const RUN = `${process.pid}_${Date.now()}`
 const TOPIC = `metrics.${RUN}`
 const TABLE = `metrics_${RUN}`
-
-/** Samples of an exposition text: `name{labels}` → value. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const at = line.lastIndexOf(' ')
-    out.set(line.slice(0, at), Number(line.slice(at + 1)))
-  }
-  return out
-}
 
 /** The lag gauge's partitions and values. */
 function lagOf(s: Map<string, number>): Map<number, number> {

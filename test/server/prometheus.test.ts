@@ -9,23 +9,13 @@ import { fileURLToPath } from 'node:url'
 import { ADMIN, livePlatform } from '../helpers/live-platform.ts'
 import { basic } from '../helpers/platform.ts'
 import { waitFor } from '../helpers/wait.ts'
+import { samples } from '../helpers/prometheus.ts'
 import { loadConfig } from '../../server/config.ts'
 
 const TOKEN = 'scrape-token-0123456789'
 const DOC = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'metrics.md'), 'utf8')
 /** The metrics the guide names, with their types: rows `| \`name\` | type | ...`. */
 const documented = [...DOC.matchAll(/^\| `(lintel_[a-z_]+)` \| (counter|gauge|histogram) \|/gm)].map((m) => ({ name: m[1], type: m[2] }))
-
-/** Samples of an exposition text: `name{labels}` → value. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>()
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue
-    const at = line.lastIndexOf(' ')
-    out.set(line.slice(0, at), Number(line.slice(at + 1)))
-  }
-  return out
-}
 
 t.test('off by default: no listener, and the API does not serve it', async (t) => {
   const live = await livePlatform(t)

@@ -8,12 +8,19 @@
 //   duckdb   the peer: DuckDB (@duckdb/node-api) writing the same rows (generated in SQL, sorted
 //            by datapoint then time; no store to read) to Parquet with COPY
 // Exports and the peer alternate (parquet, duckdb, csv, then again per extra round).
+// Memory: each phase reports peak RSS (VmHWM) and its anonymous part (RssAnon): the store is
+// read through SQLite's own page cache (no mmap), so nearly all of RSS is anonymous. It rises
+// from 1M to 10M rows and then stays (2026-11-28, HISTORY): bounded caches filling up, not
+// per-row state: each reader connection's page cache (64 MiB, sqlite-schema.ts) and V8's young
+// generation, which `--max-semi-space-size=64` (as `npm start` runs) lets grow to 2 x 64 MiB
+// per thread under the export's allocation rate.
 // Prints NDJSON: one line per phase, then a summary; progress on stderr.
 //   npm run bench:export                                    100,000,000 rows, 1,000 series
 //   LINTEL_BENCH_EXPORT_ROWS=10000000 npm run bench:export  a shorter run
 //   LINTEL_BENCH_ROUNDS=2
+//   LINTEL_BENCH_STORE_DIR=/path  keep the built store there and reuse it (see below)
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,25 +48,25 @@ async function build(dir: string) {
   await catalog.close()
   const store = await openSqliteStore({ dir })
   const t0 = performance.now()
-  const BATCH = 50_000
+  // Series after series through the store's bulk path (replaceRange: one transaction per
+  // chunk straight into obs and the rollups, no ingest tail), CHUNK minutes at a time, 2 in
+  // flight: the layout compaction leaves behind (each series contiguous), built ~5x faster
+  // than interleaved appends through the tail (HISTORY: 55-108k rows/s), so 100M rows fit a run.
+  const CHUNK = 50_000
   let rows = 0
   const inflight = new Set<Promise<void>>()
-  // Minute by minute across all series (as ingest arrives), in batches.
-  let batch: { series: number; time: number; value: number }[] = []
-  for (let i = 0; i < PER; i++) {
-    for (let s = 0; s < SERIES; s++) {
-      batch.push({ series: ids.get(id(s))!, time: T0 + i * MINUTE, value: value(s, i) })
-      if (batch.length === BATCH) {
-        const p: Promise<void> = store.append(batch).then(() => { inflight.delete(p) })
-        inflight.add(p)
-        rows += batch.length
-        batch = []
-        if (inflight.size >= 4) await Promise.race(inflight)
-        if (rows % 5_000_000 === 0) progress(`build: ${rows.toLocaleString()} rows, ${Math.round(rows / ((performance.now() - t0) / 1000)).toLocaleString()} rows/s`)
-      }
+  for (let s = 0; s < SERIES; s++) {
+    const sid = ids.get(id(s))!
+    for (let i0 = 0; i0 < PER; i0 += CHUNK) {
+      const i1 = Math.min(PER, i0 + CHUNK)
+      const points = Array.from({ length: i1 - i0 }, (_, k) => ({ time: T0 + (i0 + k) * MINUTE, value: value(s, i0 + k) }))
+      const p: Promise<void> = store.replaceRange(sid, T0 + i0 * MINUTE, T0 + i1 * MINUTE, points).then(() => { inflight.delete(p) })
+      inflight.add(p)
+      rows += points.length
+      if (inflight.size >= 2) await Promise.race(inflight)
     }
+    if ((s + 1) % 100 === 0) progress(`build: ${rows.toLocaleString()} rows, ${Math.round(rows / ((performance.now() - t0) / 1000)).toLocaleString()} rows/s`)
   }
-  if (batch.length > 0) { await store.append(batch); rows += batch.length }
   await Promise.all(inflight)
   await store.close()
   return { rows, seconds: (performance.now() - t0) / 1000 }
@@ -115,27 +122,45 @@ async function duckdbPhase(dir: string) {
   return { rows, seconds, bytes }
 }
 
+const mb = (b: number) => Math.round(b / 1024 / 1024)
+/** VmRSS, RssAnon, RssFile, RssShmem, VmHWM of this process, in bytes (Linux). */
+function procStatus(): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const m of readFileSync('/proc/self/status', 'utf8').matchAll(/^(VmRSS|RssAnon|RssFile|RssShmem|VmHWM):\s+(\d+) kB/gm)) out[m[1]] = Number(m[2]) * 1024
+  return out
+}
+
 const phase = process.argv[2]
 if (phase) {
   const dir = process.argv[3]
-  // JS memory apart from RSS: the SQLite store's memory-mapped pages count in RSS and grow with the store.
-  let heapPeak = 0
-  let buffersPeak = 0
+  // Memory by kind (/proc/self/status: RssAnon is the process's own memory, heap and SQLite's
+  // page caches included; RssFile counts file pages mapped, e.g. code and a store's mmap)
+  // beside the JS figures; peaks of 100 ms samples, a line on stderr every 10 s.
+  const peak: Record<string, number> = {}
+  let ticks = 0
   const sample = setInterval(() => {
-    const m = process.memoryUsage()
-    heapPeak = Math.max(heapPeak, m.heapUsed)
-    buffersPeak = Math.max(buffersPeak, m.arrayBuffers)
+    const u = process.memoryUsage()
+    const m = { ...procStatus(), heapTotal: u.heapTotal, heapUsed: u.heapUsed, external: u.external, arrayBuffers: u.arrayBuffers }
+    for (const [k, v] of Object.entries(m)) peak[k] = Math.max(peak[k] ?? 0, v)
+    if (++ticks % 100 === 0) progress(`${phase} memory MiB: ${Object.entries(m).map(([k, v]) => `${k} ${mb(v)}`).join(', ')}`)
   }, 100)
   sample.unref()
   const r = phase === 'build' ? await build(dir) : phase === 'duckdb' ? await duckdbPhase(dir) : await exportPhase(dir, phase as 'csv' | 'parquet')
   const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024)
   clearInterval(sample)
-  const mb = (b: number) => Math.round(b / 1024 / 1024)
-  process.stdout.write(JSON.stringify({ phase, ...r, rowsPerSecond: Math.round(r.rows / r.seconds), peakRssMb, peakHeapMb: mb(heapPeak), peakArrayBuffersMb: mb(buffersPeak) }) + '\n')
+  process.stdout.write(JSON.stringify({
+    phase, ...r, rowsPerSecond: Math.round(r.rows / r.seconds), peakRssMb, peakRssAnonMb: mb(peak.RssAnon ?? 0), peakRssFileMb: mb(peak.RssFile ?? 0),
+    peakHeapMb: mb(peak.heapUsed), peakHeapTotalMb: mb(peak.heapTotal), peakExternalMb: mb(peak.external), peakArrayBuffersMb: mb(peak.arrayBuffers),
+  }) + '\n')
   process.exit(0)
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'lintel-bench-export-'))
+// LINTEL_BENCH_STORE_DIR keeps the built store there and reuses it when it holds the same rows
+// and series (bench-export.json; bench:retention can start from it too): a 100M-row build
+// takes minutes. Without it, a temporary directory, removed at the end.
+const KEEP = process.env.LINTEL_BENCH_STORE_DIR
+const dir = KEEP ?? mkdtempSync(join(tmpdir(), 'lintel-bench-export-'))
+const marker = join(dir, 'bench-export.json')
 const self = fileURLToPath(import.meta.url)
 const run = (p: string) => {
   progress(`phase ${p} ...`)
@@ -146,20 +171,33 @@ const run = (p: string) => {
   return line
 }
 const load = () => (spawnSync('uptime', { encoding: 'utf8' }).stdout ?? '').trim()
+type Phase = { rowsPerSecond: number; peakRssMb: number; peakRssAnonMb: number; peakHeapMb: number }
 try {
   const loadBefore = load()
-  const built = run('build')
-  const results: Record<string, { rowsPerSecond: number; peakRssMb: number; peakHeapMb: number }[]> = { parquet: [], duckdb: [], csv: [] }
+  const kept = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) as { rows: number; series: number; rowsPerSecond: number } : undefined
+  let built: { rowsPerSecond: number; reused?: boolean }
+  if (kept && kept.rows === PER * SERIES && kept.series === SERIES) {
+    progress(`reusing the store in ${dir}`)
+    built = { rowsPerSecond: kept.rowsPerSecond, reused: true }
+  } else {
+    if (KEEP) { rmSync(dir, { recursive: true, force: true }); mkdirSync(dir, { recursive: true }) }
+    built = run('build')
+    writeFileSync(marker, JSON.stringify({ rows: PER * SERIES, series: SERIES, rowsPerSecond: built.rowsPerSecond }))
+  }
+  const storeMb = Math.round(statSync(join(dir, 'timeseries.db')).size / 2 ** 20)
+  const results: Record<string, Phase[]> = { parquet: [], duckdb: [], csv: [] }
   for (let r = 0; r < ROUNDS; r++) for (const p of ['parquet', 'duckdb', 'csv']) results[p].push(run(p))
   const best = (p: string) => results[p].reduce((a, b) => (b.rowsPerSecond > a.rowsPerSecond ? b : a))
+  const most = (p: string, k: keyof Phase) => Math.max(...results[p].map((x) => x[k]))
   emit({
-    summary: 'export', rows: ROWS, series: SERIES, rounds: ROUNDS, buildRowsPerSecond: built.rowsPerSecond,
+    summary: 'export', rows: ROWS, series: SERIES, rounds: ROUNDS, buildRowsPerSecond: built.rowsPerSecond, storeReused: built.reused ?? false, storeMb,
     parquetRowsPerSecond: best('parquet').rowsPerSecond, csvRowsPerSecond: best('csv').rowsPerSecond, duckdbParquetRowsPerSecond: best('duckdb').rowsPerSecond,
     parquetVsDuckdb: +(best('parquet').rowsPerSecond / best('duckdb').rowsPerSecond).toFixed(3),
-    peakRssMb: { parquet: Math.max(...results.parquet.map((x) => x.peakRssMb)), csv: Math.max(...results.csv.map((x) => x.peakRssMb)), duckdb: Math.max(...results.duckdb.map((x) => x.peakRssMb)) },
-    peakHeapMb: { parquet: Math.max(...results.parquet.map((x) => x.peakHeapMb)), csv: Math.max(...results.csv.map((x) => x.peakHeapMb)) },
+    peakRssMb: { parquet: most('parquet', 'peakRssMb'), csv: most('csv', 'peakRssMb'), duckdb: most('duckdb', 'peakRssMb') },
+    peakRssAnonMb: { parquet: most('parquet', 'peakRssAnonMb'), csv: most('csv', 'peakRssAnonMb'), duckdb: most('duckdb', 'peakRssAnonMb') },
+    peakHeapMb: { parquet: most('parquet', 'peakHeapMb'), csv: most('csv', 'peakHeapMb') },
     loadBefore, loadAfter: load(),
   })
 } finally {
-  rmSync(dir, { recursive: true, force: true })
+  if (!KEEP) rmSync(dir, { recursive: true, force: true })
 }

@@ -1,7 +1,8 @@
 // bench:retention (issue 34 item 2): a retention sweep of 10% of a large SQLite store while
 // ingest runs, against the same ingest without a sweep, in one run and alternated.
 //
-// The store is filled with ROWS rows (1,000 series, one row a minute each, oldest first), then
+// The store is filled with ROWS rows (1,000 series, one row a minute each, series after series
+// through the bulk path: the layout compaction of the ingest tail leaves), then
 // PAIRS pairs of phases run, each phase with the same ingest: batches of 10 rows per series (10,000
 // rows, times after everything stored) appended as fast as taken, 4 in flight. A phase "sweep"
 // runs the retention runtime's own loop (engine/retention trimSeries: steps of 20,000 rows on the
@@ -12,8 +13,9 @@
 // is shown by test/engine/sqlite-retention.test.ts).
 //
 //   npm run bench:retention -- [rows=10000000] [pairs=4]
+//   LINTEL_BENCH_STORE_DIR=/path  reuse (copy) a store of those rows kept there, or fill and keep one
 // NDJSON on stdout, progress on stderr.
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openSqliteStore } from '../engine/store/sqlite-store.ts'
@@ -55,17 +57,48 @@ async function ingest(store: TimeseriesStore, next: { minute: number }, until: P
   return { rows, seconds: (performance.now() - began) / 1000 }
 }
 
+/** Fills a store in `at` series after series through the bulk path (replaceRange, ~5x appends through the tail). */
+async function fill(at: string): Promise<void> {
+  const store = await openSqliteStore({ dir: at })
+  const CHUNK = 50_000
+  for (const s of ids) {
+    for (let m0 = 0; m0 < MINUTES; m0 += CHUNK) {
+      const m1 = Math.min(MINUTES, m0 + CHUNK)
+      const points = Array.from({ length: m1 - m0 }, (_, k) => ({ time: T0 + (m0 + k) * M, value: (s * 7 + m0 + k) % 1000 }))
+      await store.replaceRange(s, T0 + m0 * M, T0 + m1 * M, points)
+    }
+    if (s % 100 === 0) progress(`filled ${(s * MINUTES).toLocaleString()} of ${ROWS.toLocaleString()} rows`)
+  }
+  await store.close()
+}
+
+// LINTEL_BENCH_STORE_DIR: a store of the same rows kept there (by bench:export or an earlier run
+// of this bench; its marker file says how many rows) is copied instead of filled, else filled
+// there and kept. The sweep works on the copy, so the kept store stays as built.
+const KEEP = process.env.LINTEL_BENCH_STORE_DIR
+const kept = (): boolean => ['bench-export.json', 'bench-retention.json'].some((f) => {
+  const m = join(KEEP!, f)
+  if (!existsSync(m)) return false
+  const { rows, series } = JSON.parse(readFileSync(m, 'utf8')) as { rows: number; series: number }
+  return rows === MINUTES * SERIES && series === SERIES
+})
 const dir = mkdtempSync(join(tmpdir(), 'lintel-bench-retention-'))
 try {
-  const store = await openSqliteStore({ dir })
   const fillStart = performance.now()
-  for (let m = 0; m < MINUTES; m += 100) {
-    await store.append(batch(m, Math.min(100, MINUTES - m)))
-    if (m % 10_000 === 0) progress(`filled ${(m * SERIES).toLocaleString()} of ${ROWS.toLocaleString()} rows`)
-  }
+  let copied = false
+  if (KEEP) {
+    if (kept()) copied = true
+    else {
+      rmSync(KEEP, { recursive: true, force: true }); mkdirSync(KEEP, { recursive: true })
+      await fill(KEEP)
+      writeFileSync(join(KEEP, 'bench-retention.json'), JSON.stringify({ rows: MINUTES * SERIES, series: SERIES }))
+    }
+    copyFileSync(join(KEEP, DB_FILE), join(dir, DB_FILE))
+  } else await fill(dir)
   const fillSeconds = (performance.now() - fillStart) / 1000
+  const store = await openSqliteStore({ dir })
   const sizeFull = statSync(join(dir, DB_FILE)).size
-  emit({ bench: 'retention', phase: 'fill', rows: MINUTES * SERIES, seconds: +fillSeconds.toFixed(1), rows_per_s: Math.round(MINUTES * SERIES / fillSeconds), file_mb: +(sizeFull / 2 ** 20).toFixed(1) })
+  emit({ bench: 'retention', phase: copied ? 'copy' : 'fill', rows: MINUTES * SERIES, seconds: +fillSeconds.toFixed(1), rows_per_s: copied ? undefined : Math.round(MINUTES * SERIES / fillSeconds), file_mb: +(sizeFull / 2 ** 20).toFixed(1) })
   const next = { minute: MINUTES }
   let plainSeconds = 10
   const ratios: number[] = []

@@ -77,7 +77,12 @@ t.test('BACnet end to end: COV values and tags at the platform, a setpoint writt
   const second = edgeProcess(t, ['--config', file], env)
   await waitFor(() => second.err().includes('recovered from the buffer'), { what: () => `the second agent to recover its buffer (stderr: ${second.err()})`, timeoutMs: 30_000 })
   await platform.start()
-  const values = await waitFor(async () => { const v = await platform.values(site.pid, 'ahu/supply'); return changes.every((c) => v.includes(c)) ? v : undefined }, { what: () => `every change made during the outage at the platform (second agent, exit ${second.child.exitCode}: ${second.err()})`, timeoutMs: 120_000 })
+  let seen: number[] = []
+  const status = () => { try { return readFileSync(join(stateDir, 'status.json'), 'utf8').replace(/\s+/g, ' ') } catch { return 'none' } }
+  const values = await waitFor(async () => { const v = seen = await platform.values(site.pid, 'ahu/supply'); return changes.every((c) => v.includes(c)) ? v : undefined }, {
+    what: () => `every change made during the outage at the platform (the platform holds ${JSON.stringify(seen)}; still buffered: ${JSON.stringify(buffered(stateDir, 'ahu/supply'))}; agent status ${status()}; second agent, exit ${second.child.exitCode}: ${second.err()})`,
+    timeoutMs: 120_000,
+  })
   const during = values.filter((v) => v >= 30)
   t.same(during.slice(0, changes.length), changes, 'all 20 changes of the outage arrived, once each, in order')
   second.child.kill('SIGTERM')

@@ -118,14 +118,6 @@ onLines = (text) => {
   }
 }
 const agent = proc([join(ROOT, 'bin/lintel.js'), 'edge', '--config', plantFile], { LINTEL_EDGE_PASSWORD: 'edge-bench-password' })
-const agentAt = Date.now()
-/** Objects the BACnet device holds a COV subscription for (its `subscribed` lines), and the
- *  agent's failed SubscribeCOV requests (its log): COV values arrive only for the former. */
-const subscribed = () => new Set([...bacnetDev.out().matchAll(/subscribed (\d+:\d+)/g)].map((m) => m[1])).size
-const subscribeFailures = () => agent.out().match(/COV subscription of .* failed/g)?.length ?? 0
-/** Seconds from the agent's start until the device held a subscription for every object. */
-let allSubscribedAfterS: number | null = null
-const watchSubscriptions = setInterval(() => { if (subscribed() >= BACNET) { allSubscribedAfterS = (Date.now() - agentAt) / 1000; clearInterval(watchSubscriptions) } }, 1000)
 children.push(agent.child)
 await until(() => agent.out().includes('connected to'), () => `the agent to connect (its output: ${agent.out().slice(-3000)})`, 300_000)
 // A new agent publishes every point's tags through META at its first connection (11,000
@@ -136,8 +128,6 @@ log(`agent connected, ${metaMessages} META messages through; warming up 10 s`)
 await sleep(10_000)
 ages = []
 counts = { mb: 0, bn: 0 }
-const sub0 = subscribed()
-const windowAfterS = (Date.now() - agentAt) / 1000
 const u0 = usage(agent.child.pid!)
 const d0 = usage(bacnetDev.child.pid!)
 const s0 = status()
@@ -158,11 +148,8 @@ const plant = {
   // Per stage, from the agent's status file (renewed every 5 s): values read per driver, lines into the buffer, acknowledged by the broker.
   stages_per_s: { device_bacnet_changes: churned.length > 1 ? Math.round((churned.at(-1)![0] - churned[0][0]) / ((churned.at(-1)![1] - churned[0][1]) / 1000)) : null, ...stageRates(s0, s1) },
   bacnet_device_cpu_share: Number(((d1.cpuS - d0.cpuS) / wall).toFixed(3)),
-  bacnet_subscribed: { window_start: sub0, window_end: subscribed(), failed_requests: subscribeFailures(), all_after_s: allSubscribedAfterS, window_after_s: Math.round(windowAfterS) },
 }
 process.stdout.write(JSON.stringify(plant) + '\n')
-clearInterval(watchSubscriptions)
-for (const line of (agent.out().match(/.*COV subscription of .* failed.*/g) ?? []).slice(0, 3)) log(`agent: ${line}`)
 // Stop: SIGTERM, the time until the agent exited and how (exit code 0: an orderly stop; a
 // signal: it died without stopping its drivers and closing its buffer).
 const stopAt = Date.now()

@@ -61,8 +61,6 @@ export interface BacnetDriverConfig {
   /** the local UDP port of the agent's BACnet client (default 47808, the standard port) */
   local_port: number
   poll_ms: number
-  /** APDU timeout: a request without an answer within it has failed (devices behind MS/TP routers may need more) */
-  timeout_ms: number
   /** subscribe to COV where the device supports it */
   cov: boolean
   cov_lifetime_s: number
@@ -196,13 +194,13 @@ function driver(c: Checker, d: unknown, path: string): DriverConfig | undefined 
     }
   }
   if (type === 'bacnet') {
-    c.unknownKeys(d, path, ['type', 'name', 'address', 'device_instance', 'local_port', 'poll_ms', 'timeout_ms', 'cov', 'cov_lifetime_s', 'points'])
+    c.unknownKeys(d, path, ['type', 'name', 'address', 'device_instance', 'local_port', 'poll_ms', 'cov', 'cov_lifetime_s', 'points'])
     const address = c.str(d, 'address', path)
     if (address !== undefined && !/^[^:\s]+:\d{1,5}$/.test(address)) c.fail(`${path}.address`, `must be host:port, got ${JSON.stringify(address)}`)
     return {
       type, name: c.str(d, 'name', path)!, address: address!, device_instance: c.num(d, 'device_instance', path, { min: 0, max: 4194302, int: true })!,
       local_port: c.num(d, 'local_port', path, { dflt: 47808, min: 1, max: 65535, int: true })!, poll_ms: c.num(d, 'poll_ms', path, { dflt: 5000, min: 100, int: true })!,
-      timeout_ms: c.num(d, 'timeout_ms', path, { dflt: 3000, min: 100, int: true })!, cov: c.bool(d, 'cov', path, true), cov_lifetime_s: c.num(d, 'cov_lifetime_s', path, { dflt: 300, min: 10, max: 86400, int: true })!,
+      cov: c.bool(d, 'cov', path, true), cov_lifetime_s: c.num(d, 'cov_lifetime_s', path, { dflt: 300, min: 10, max: 86400, int: true })!,
       points: points(c, d, path, bacnetPoint),
     }
   }

@@ -2,9 +2,7 @@
 // process on loopback (edge/simulators/bacnet-device.ts, a non-default UDP port, unicast):
 // discovery prints a point list the configuration accepts; COV where the device supports it
 // (renewed before the lifetime ends), polling where it refuses; WriteProperty at a priority,
-// null relinquishes, the priority array read back; a device without ReadPropertyMultiple; a
-// SubscribeCOV the device does not answer is asked again at the next round, a refused one not;
-// subscriptions 8 at a time.
+// null relinquishes, the priority array read back; a device without ReadPropertyMultiple.
 import { load as loadYaml } from 'js-yaml'
 import t from 'tap'
 import { checkEdgeConfig, type BacnetDriverConfig } from '../../edge/config/schema.ts'
@@ -102,61 +100,4 @@ t.test('driver: a device without ReadPropertyMultiple is read property by proper
   await waitFor(() => seen.get('supply')!.length >= polls + 3, { what: 'three more polls' })
   t.equal(dev.proc.out().match(/refused ReadPropertyMultiple/g)?.length, 1, 'RPM asked once: later polls go property by property')
   t.equal(d.stats().pollErrors, 0, 'a refused RPM is no poll error')
-})
-
-t.test('driver: a SubscribeCOV without answer is asked again at the next round (one unanswered request per round), a refused one only at the renewal', async (t) => {
-  // The device leaves the first two SubscribeCOV requests unanswered, as a busy device does.
-  const dev = await bacnetDevice(t, ['--ignore-subscribe', '2'])
-  const cfg = checkEdgeConfig({
-    broker: { url: 'mqtts://h:8884', account: 'a', project: 'g/h' }, state_dir: 's',
-    drivers: [{
-      type: 'bacnet', name: 'busy', address: `127.0.0.1:${dev.port}`, device_instance: 1234, local_port: await freeUdpPort(), poll_ms: 1000, timeout_ms: 300, cov_lifetime_s: 300,
-      points: [{ id: 'supply', object: 'analog-input:1' }, { id: 'outdoor', object: 'analog-input:2' }, { id: 'valve', object: 'analog-output:1' }, { id: 'pump', object: 'binary-input:1' }],
-    }],
-  }) as { config: { drivers: BacnetDriverConfig[] } }
-  const logs: string[] = []
-  const d = new BacnetDriver(cfg.config.drivers[0], undefined, (m) => logs.push(m))
-  t.teardown(() => d.close())
-  const seen = new Map<string, (number | null)[]>()
-  d.onPresentValue((p, v) => seen.set(p, [...(seen.get(p) ?? []), v]))
-  const count = (re: RegExp) => dev.proc.out().match(re)?.length ?? 0
-  await d.start()
-  t.equal(count(/ignored SubscribeCOV/g) + count(/refused SubscribeCOV/g) + count(/subscribed /g), 1, 'start stopped subscribing at the first time-out (a silent device gets one request, not one per point)')
-  t.same(d.covPoints(), [], '... and polls every point meanwhile')
-  t.same(Object.fromEntries([...seen].map(([k, v]) => [k, v[0]])), { supply: 21.5, outdoor: 8.25, valve: 0, pump: 1 }, 'every point read at start')
-
-  // Renewal is at 150 s: within 10 s only the retry rounds (every poll_ms here) can subscribe them.
-  await waitFor(() => d.covPoints().length === 3, { what: () => `the COV points after the time-outs (${d.covPoints()}; device: ${dev.proc.out()})`, timeoutMs: 10_000 })
-  t.same(d.covPoints().sort(), ['pump', 'supply', 'valve'], 'the unanswered ones on COV after a retry')
-  t.equal(count(/ignored SubscribeCOV 0:1/g), 2, 'the first point was asked once per round until answered')
-  dev.send('set 0:1 22.75')
-  dev.send('set 1:1 40')
-  await waitFor(() => seen.get('supply')!.includes(22.75) && seen.get('valve')!.includes(40), { what: 'the COV notifications of the retried points' })
-  t.equal(d.stats().pollErrors, 2, 'the two time-outs count as errors, the refusal does not')
-  t.match(logs.join('\n'), /COV subscription of analog-input:1 failed \(ERR_TIMEOUT\); polled, asked again within 1000 ms/, 'the time-out is logged with the retry')
-
-  const polls = seen.get('outdoor')!.length
-  await waitFor(() => seen.get('outdoor')!.length >= polls + 3, { what: 'three more polls of the refused point (and retry rounds with them)' })
-  t.equal(count(/refused SubscribeCOV 0:2/g), 1, 'the refused subscription is not asked again before the renewal')
-  t.notOk(d.covPoints().includes('outdoor'), 'it stays polled')
-})
-
-t.test('driver: SubscribeCOV requests go 8 at a time after the first (1,000 one after another took a round trip each)', async (t) => {
-  // Each SubscribeCOV answered after 200 ms: one after another, 40 would take 8 s.
-  const dev = await bacnetDevice(t, ['--bulk', '40', '--subscribe-delay-ms', '200'])
-  const cfg = checkEdgeConfig({
-    broker: { url: 'mqtts://h:8884', account: 'a', project: 'g/h' }, state_dir: 's',
-    drivers: [{
-      type: 'bacnet', name: 'slow', address: `127.0.0.1:${dev.port}`, device_instance: 1234, local_port: await freeUdpPort(), poll_ms: 60_000,
-      points: Array.from({ length: 40 }, (_, i) => ({ id: `av${1000 + i}`, object: `analog-value:${1000 + i}` })),
-    }],
-  }) as { config: { drivers: BacnetDriverConfig[] } }
-  const d = new BacnetDriver(cfg.config.drivers[0])
-  t.teardown(() => d.close())
-  await d.start()
-  t.equal(d.covPoints().length, 40, 'every point on COV when start() returns')
-  const held = [...dev.proc.out().matchAll(/held SubscribeCOV \S+ (\d+)/g)].map((m) => Number(m[1]))
-  t.equal(held.length, 40)
-  t.equal(held[0], 1, 'the first request alone')
-  t.equal(Math.max(...held), 8, 'then 8 held by the device at once, never more')
 })

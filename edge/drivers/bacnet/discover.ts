@@ -68,7 +68,7 @@ async function objectsOf(client: Client, dev: Found): Promise<ObjectInfo[]> {
 }
 
 /** The config section of one device. */
-export function driverSection(dev: Found, objects: ObjectInfo[], localPort: number): Omit<BacnetDriverConfig, 'points' | 'timeout_ms'> & { points: Record<string, unknown>[] } {
+export function driverSection(dev: Found, objects: ObjectInfo[], localPort: number): Omit<BacnetDriverConfig, 'points'> & { points: Record<string, unknown>[] } {
   const name = `bacnet-${dev.deviceId}`
   return {
     type: 'bacnet', name, address: dev.address, device_instance: dev.deviceId, local_port: localPort, poll_ms: 5000, cov: true, cov_lifetime_s: 300,

@@ -1,13 +1,8 @@
 // The BACnet/IP driver (issue 32 item 2) on @bacnet-js/client, one device per driver, unicast:
 //   - present values by COV where the device accepts SubscribeCOV (unconfirmed notifications,
-//     renewed at half the lifetime, so a subscription never lapses while the agent runs). A
-//     point whose subscription fails is polled meanwhile. One the device refuses (a BACnet
-//     error, e.g. Code:45 "optional functionality not supported") is asked again at the next
-//     renewal; one it did not answer (time-out: a busy device or network) is asked again at the
-//     next retry round, every poll_ms but at least every 5 s. A round sends its first
-//     SubscribeCOV alone, then 8 at a time, and no new one after a time-out (the rest wait for
-//     the next round), so a silent device gets one unanswered request per round, not one per
-//     point;
+//     renewed at half the lifetime, so a subscription never lapses while the agent runs); a
+//     refused or failed subscription puts the point on polling, and the next renewal tries
+//     again;
 //   - polling (and the first read of every point): ReadPropertyMultiple in batches of 20
 //     objects, ReadProperty per point when the device does not support it;
 //   - writes: the priority array is read first (the setpoint log's "before"), then
@@ -26,16 +21,6 @@ type Listener = (point: string, value: number | null, atMs: number) => void
 type Client = InstanceType<typeof bacnet.default>
 const ALL = 0xffffffff
 const BATCH = 20
-/** Unanswered SubscribeCOV requests are sent again after poll_ms, or after this when polling is slower. */
-export const COV_RETRY_MS = 5000
-/**
- * SubscribeCOV requests in flight at once. One after another, 1,000 subscriptions took 14-30 s
- * in bench:edge-plant at load 13-15 (a round trip each through two busy event loops), and the
- * points not yet subscribed delivered nothing.
- */
-const SUBSCRIBE_IN_FLIGHT = 8
-/** A device's answer to a request it refused (as opposed to no answer at all). */
-const REFUSED = /BacnetError|BacnetReject|BacnetAbort/
 /**
  * Receive buffer asked for the agent's UDP socket. COV notifications are unconfirmed datagrams:
  * a device that changes 1,000 objects at once sends 1,000 of them back to back, and Linux's
@@ -59,8 +44,6 @@ export class BacnetDriver implements PlantDriver {
   private readonly byId = new Map<string, BacnetPointConfig>()
   private readonly byObject = new Map<string, BacnetPointConfig>()
   private readonly covered = new Set<string>()
-  /** Points to send SubscribeCOV for (again): not answered yet, or due for renewal. */
-  private readonly pending = new Set<string>()
   private readonly listeners = new Set<Listener>()
   private readonly counters = { pointsPolled: 0, pollErrors: 0 }
   private lastOk = false
@@ -72,7 +55,7 @@ export class BacnetDriver implements PlantDriver {
     this.name = cfg.name
     this.receiver = { address: cfg.address }
     for (const p of cfg.points) { this.byId.set(p.id, p); this.byObject.set(`${p.object_type}:${p.instance}`, p) }
-    this.client = new bacnet.default({ port: cfg.local_port, apduTimeout: cfg.timeout_ms })
+    this.client = new bacnet.default({ port: cfg.local_port, apduTimeout: 3000 })
     this.client.on('error', (err) => this.log(`bacnet ${this.name}: ${err.message}`))
     this.client.on('listening', () => this.enlargeReceiveBuffer())
     this.client.on('covNotifyUnconfirmed', (c) => {
@@ -85,15 +68,16 @@ export class BacnetDriver implements PlantDriver {
 
   async start(): Promise<void> {
     if (this.cfg.cov) {
-      const renew = () => { for (const p of this.cfg.points) this.pending.add(p.id) }
-      renew()
-      await this.subscribePending()
+      await this.subscribeAll()
       if (this.closed) return // closed while subscribing: no timers after close()
-      this.timers.push(setInterval(renew, this.cfg.cov_lifetime_s * 500))
-      this.repeat(Math.min(this.cfg.poll_ms, COV_RETRY_MS), () => this.subscribePending())
+      this.timers.push(setInterval(() => { this.subscribeAll().catch(() => {}) }, this.cfg.cov_lifetime_s * 500))
+    }
+    const poll = async () => {
+      await this.pollOnce(this.cfg.points.filter((p) => !this.covered.has(p.id)))
+      if (!this.closed) this.timers.push(setTimeout(poll, this.cfg.poll_ms))
     }
     await this.pollOnce(this.cfg.points) // every point once, the COV ones too
-    this.repeat(this.cfg.poll_ms, () => this.pollOnce(this.cfg.points.filter((p) => !this.covered.has(p.id))))
+    if (!this.closed) this.timers.push(setTimeout(poll, this.cfg.poll_ms))
   }
 
   has(point: string): boolean { return this.byId.has(point) }
@@ -193,14 +177,6 @@ export class BacnetDriver implements PlantDriver {
     }
   }
 
-  /** fn every `ms` after its previous run ended (never two at once), until close(). */
-  private repeat(ms: number, fn: () => Promise<void>): void {
-    if (this.closed) return
-    const slot = this.timers.length
-    const run = () => { fn().catch(() => {}).finally(() => { if (!this.closed) this.timers[slot] = setTimeout(run, ms) }) }
-    this.timers[slot] = setTimeout(run, ms)
-  }
-
   private oid(p: BacnetPointConfig) { return { type: p.object_type, instance: p.instance } }
 
   private emit(p: BacnetPointConfig, v: number | null): void {
@@ -218,38 +194,21 @@ export class BacnetDriver implements PlantDriver {
     }
   }
 
-  /** SubscribeCOV for the pending points: the first alone (a silent device gets that one
-   *  request), then SUBSCRIBE_IN_FLIGHT at a time; no new request after a time-out. */
-  private async subscribePending(): Promise<void> {
-    const todo = this.cfg.points.map((p, i) => ({ p, processId: i + 1 })).filter(({ p }) => this.pending.has(p.id))
-    if (todo.length === 0 || !await this.subscribe(todo[0].p, todo[0].processId)) return
-    let next = 1, silent = false
-    const worker = async () => {
-      while (!this.closed && !silent && next < todo.length) {
-        const { p, processId } = todo[next++]
-        if (!await this.subscribe(p, processId)) silent = true
+  private async subscribeAll(): Promise<void> {
+    let i = 0
+    for (const p of this.cfg.points) {
+      if (this.closed) return
+      const processId = ++i
+      try {
+        await this.client.subscribeCov(this.receiver, this.oid(p), processId, false, false, this.cfg.cov_lifetime_s)
+        this.covered.add(p.id)
+        this.lastOk = true
+      } catch (err) {
+        if (this.covered.delete(p.id) || !/Code:45|BacnetError/.test((err as Error).message)) {
+          this.counters.pollErrors++
+          this.log(`bacnet ${this.name}: COV subscription of ${OBJECT_TYPES[p.object_type]}:${p.instance} failed (${(err as Error).message}); polled`)
+        }
       }
-    }
-    await Promise.all(Array.from({ length: SUBSCRIBE_IN_FLIGHT }, worker))
-  }
-
-  /** One SubscribeCOV; false when the device did not answer (the point stays pending). */
-  private async subscribe(p: BacnetPointConfig, processId: number): Promise<boolean> {
-    try {
-      await this.client.subscribeCov(this.receiver, this.oid(p), processId, false, false, this.cfg.cov_lifetime_s)
-      this.covered.add(p.id)
-      this.pending.delete(p.id)
-      this.lastOk = true
-      return true
-    } catch (err) {
-      const refused = REFUSED.test((err as Error).message)
-      if (refused) this.pending.delete(p.id) // until the renewal
-      // A refusal of a point never on COV is the device saying it has none there: no error.
-      if (this.covered.delete(p.id) || !refused) {
-        this.counters.pollErrors++
-        this.log(`bacnet ${this.name}: COV subscription of ${OBJECT_TYPES[p.object_type]}:${p.instance} failed (${(err as Error).message}); polled${refused ? '' : ', asked again within ' + Math.min(this.cfg.poll_ms, COV_RETRY_MS) + ' ms'}`)
-      }
-      return refused
     }
   }
 }

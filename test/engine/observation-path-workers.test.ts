@@ -16,6 +16,7 @@ t.test('two workers split the partitions: each owns the projects of its own, tol
   const b = openScaledPath({ store: raw, log })
   t.teardown(async () => { await a.close(); await b.close().catch(() => {}) })
   t.equal(a.owns(4), false, 'no worker started: owns nothing')
+  t.same(a.consumerLag(), [], 'no worker started: no consumer lag')
   const sharesA: number[][] = []
   const sharesB: number[][] = []
   await a.startWorker((share) => sharesA.push(share))
@@ -32,6 +33,7 @@ t.test('two workers split the partitions: each owns the projects of its own, tol
   t.equal(b.owns(5), true)
   t.equal(b.owns(4), false)
   t.same(a.metrics(), {})
+  t.same(a.consumerLag(), [], 'a log without lag figures (the memory log; Kafka\'s: test/engine/kafka-log.test.ts): none')
   await a.drained()
 })
 

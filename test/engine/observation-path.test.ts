@@ -35,6 +35,7 @@ t.test('embedded: ingest resolves once stored; the bus carries outputs and inges
   t.same(w.seen, [{ time: 10, value: 1, stored: true }, { time: 20, value: 2, stored: true }])
   await path.drained()
   t.equal(path.metrics().pending, 0)
+  t.same(path.consumerLag(), [], 'no observation log: no consumer lag')
   await path.close() // before the test directory is removed (see the scaled case)
 })
 

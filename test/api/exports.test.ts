@@ -136,6 +136,14 @@ t.test('the company\'s concurrent uploads are all taken: 429 with Retry-After be
   t.match(await finished(p, pid, ok.body.resource.id), { state: 'done', rows_done: 3 })
   t.equal(p.documents.gate.usage().running, 3, 'the export\'s admission was released when it ended')
   for (const h of held) h.release()
+  // The node's uploads all taken (LINTEL_UPLOADS_PER_NODE, default 8; other companies' here): 503, no job.
+  const others = Array.from({ length: 8 }, (_, i) => p.documents.admit({ kind: 'project', companyId: 1000 + i, projectId: 1 }))
+  const full = await p.app.inject({ method: 'POST', url: `/v2/project/${pid}/export`, headers: { authorization: basic(p.admin) }, payload: { ...body, path: 'b.csv' } })
+  t.equal(full.statusCode, 503)
+  t.ok(full.headers['retry-after'], 'with Retry-After')
+  t.match(JSON.parse(full.body).error, /Too many uploads on this server: 8 running, at most 8 at once \(LINTEL_UPLOADS_PER_NODE\)/)
+  t.equal((await p.call(p.admin, 'GET', `/v2/project/${pid}/exports`)).body.items.length, 1, 'no second job')
+  for (const h of others) h.release()
 })
 
 t.test('over the space quota: the job fails with the reason, nothing is left in the space', async (t) => {

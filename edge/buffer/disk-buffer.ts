@@ -133,7 +133,9 @@ export class DiskBuffer {
   ack(batch: Batch): void {
     const seg = this.segments.find((s) => s.seq === batch.seq)
     if (!seg) return // dropped over the bound meanwhile
-    const p = seg.pending.find((x) => x.start === batch.start)
+    // Start and end: after a rewind() the same offset may start a longer batch, and the old
+    // message, still in the MQTT client's store, is acknowledged late for its own lines only.
+    const p = seg.pending.find((x) => x.start === batch.start && x.end === batch.end)
     if (!p) return
     p.done = true
     let moved = false

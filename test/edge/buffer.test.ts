@@ -44,6 +44,33 @@ t.test('lines taken are on disk: a reopened buffer has them, cuts a torn line, a
   c.close()
 })
 
+t.test('an acknowledgement from before a rewind acknowledges only its own lines, not a batch sent again with more', async (t) => {
+  // A failed publish rewinds the buffer while older messages may still be in the MQTT client's
+  // store, to be sent again and acknowledged later. The batch cut again from the same offset can
+  // hold more lines; the old message's PUBACK must not count them as stored.
+  const b = new DiskBuffer({ dir: t.testdir(), maxBytes: 8 << 20 })
+  for (let i = 1; i <= 10; i++) b.take(line('x', i))
+  const old = b.nextBatch('live', 4)!
+  b.rewind()
+  const again = b.nextBatch('live', 10)!
+  t.equal(again.start, old.start, 'cut again from the same offset')
+  b.ack(old)
+  t.equal(b.depth(), 10, 'the late acknowledgement of the old message moves nothing (its lines are in the new one)')
+  b.ack(again)
+  t.equal(b.depth(), 0, 'the new message\'s acknowledgement does')
+  b.close()
+  const c = new DiskBuffer({ dir: t.testdir(), maxBytes: 8 << 20 })
+  for (let i = 1; i <= 10; i++) c.take(line('x', i))
+  const first = c.nextBatch('live', 4)!
+  c.rewind()
+  const same = c.nextBatch('live', 4)!
+  c.ack(first)
+  t.equal(c.depth(), 6, 'an old acknowledgement of exactly the lines cut again counts: those lines are stored')
+  c.ack(same)
+  t.equal(c.depth(), 6, 'and the second acknowledgement of them moves nothing more')
+  c.close()
+})
+
 t.test('bounded in bytes: beyond the bound the oldest are dropped, counted and logged', async (t) => {
   const dir = t.testdir()
   const logs: string[] = []

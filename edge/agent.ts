@@ -17,6 +17,7 @@ import { readNewSetpoint, setpointAck, type NewSetpoint, type SetpointAck } from
 import { edgeConnectOptions, type EdgeConnection } from './connect-options.ts'
 import { backOffRefusedLogins } from './connect-retry.ts'
 import { DriverRefusal, type Driver } from './driver.ts'
+import { PointStamps } from './point-stamps.ts'
 
 export interface EdgeAgentOptions extends EdgeConnection {
   group: string
@@ -83,10 +84,11 @@ export async function startEdgeAgent(o: EdgeAgentOptions): Promise<EdgeAgent> {
     handle(readNewSetpoint(parsed.message)).catch((err) => log(`edge: ${(err as Error).message}`))
   })
 
+  const stamps = new PointStamps()
   const off = o.driver.onPresentValue((point, value, atMs) => {
     if (value === null) return
     counters.published++
-    const line = encodeLine(point, value, Math.round(atMs) * 1000)
+    const line = encodeLine(point, value, stamps.stamp(point, Math.round(atMs)) * 1000)
     if (o.sink) o.sink(line)
     else client.publish(series, line, { qos: 1 })
   })

@@ -31,11 +31,16 @@ async function writeConfig(dir: string, o: { tls: number; ca: string; account: s
   return file
 }
 
-/** Values of a point in the lines of the buffer's segment files. */
-function buffered(stateDir: string, id: string): number[] {
+/** The lines of a point in the buffer's segment files. */
+function bufferedLines(stateDir: string, id: string): string[] {
   const dir = join(stateDir, 'buffer')
   return readdirSync(dir).filter((f) => f.endsWith('.log')).flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
-    .filter((l) => l.startsWith(id + ' ')).map((l) => Number(/value=([-\d.]+)/.exec(l)![1]))
+    .filter((l) => l.startsWith(id + ' '))
+}
+
+/** Values of a point in the lines of the buffer's segment files. */
+function buffered(stateDir: string, id: string): number[] {
+  return bufferedLines(stateDir, id).map((l) => Number(/value=([-\d.]+)/.exec(l)![1]))
 }
 
 t.test('BACnet end to end: COV values and tags at the platform, a setpoint written at its priority, an outage with a SIGKILL', async (t) => {
@@ -72,15 +77,20 @@ t.test('BACnet end to end: COV values and tags at the platform, a setpoint writt
     device.send(`set 0:1 ${v}`)
     await waitFor(() => buffered(stateDir, 'ahu/supply').includes(v), { what: `the change to ${v} in the agent's buffer`, timeoutMs: 30_000 })
   }
+  const linesBeforeKill = bufferedLines(stateDir, 'ahu/supply') // with their times, for a failure's message
   first.child.kill('SIGKILL')
   await settleWithin(first.exited, { what: 'the SIGKILLed agent to exit' })
   const second = edgeProcess(t, ['--config', file], env)
   await waitFor(() => second.err().includes('recovered from the buffer'), { what: () => `the second agent to recover its buffer (stderr: ${second.err()})`, timeoutMs: 30_000 })
   await platform.start()
-  let seen: number[] = []
+  let seen: Array<{ time: string; value: number }> = []
   const status = () => { try { return readFileSync(join(stateDir, 'status.json'), 'utf8').replace(/\s+/g, ' ') } catch { return 'none' } }
-  const values = await waitFor(async () => { const v = seen = await platform.values(site.pid, 'ahu/supply'); return changes.every((c) => v.includes(c)) ? v : undefined }, {
-    what: () => `every change made during the outage at the platform (the platform holds ${JSON.stringify(seen)}; still buffered: ${JSON.stringify(buffered(stateDir, 'ahu/supply'))}; agent status ${status()}; second agent, exit ${second.child.exitCode}: ${second.err()})`,
+  const values = await waitFor(async () => {
+    seen = (await platform.http('GET', `/v2/datapoint/timeseries?project_id=${site.pid}&dataPointID=ahu/supply`)).body.data ?? []
+    const v = seen.map((d) => d.value)
+    return changes.every((c) => v.includes(c)) ? v : undefined
+  }, {
+    what: () => `every change made during the outage at the platform (the platform holds ${JSON.stringify(seen)}; the buffer held at the kill ${JSON.stringify(linesBeforeKill)}; still buffered: ${JSON.stringify(buffered(stateDir, 'ahu/supply'))}; agent status ${status()}; second agent, exit ${second.child.exitCode}: ${second.err()}; first agent: ${first.err().slice(-2000)})`,
     timeoutMs: 120_000,
   })
   const during = values.filter((v) => v >= 30)

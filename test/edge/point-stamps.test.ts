@@ -1,7 +1,12 @@
 // Times of the agent's observations (edge/point-stamps.ts): never two of one point in the same
-// millisecond, order kept, other points untouched, a clock stepped back taken as it is.
+// millisecond, order kept, other points untouched, a clock stepped back taken as it is; and the
+// agent publishes through them.
 import t from 'tap'
+import { startEdgeAgent } from '../../edge/agent.ts'
+import type { Driver } from '../../edge/driver.ts'
 import { MAX_SHIFT_MS, PointStamps } from '../../edge/point-stamps.ts'
+import { encodeLine } from '../../protocol/line-encoder.ts'
+import { freePort } from '../helpers/free-port.ts'
 
 t.test('readings of one point in the same millisecond get successive times, in the order read', async (t) => {
   const s = new PointStamps()
@@ -16,4 +21,31 @@ t.test('a clock stepped back by more than the shift limit is taken as it is', as
   s.stamp('a', 1_000_000)
   t.equal(s.stamp('a', 1_000_000 - MAX_SHIFT_MS + 1), 1_000_001, 'a small step back: after the previous')
   t.equal(s.stamp('a', 1_000_000 - 60_000), 1_000_000 - 60_000, 'a minute back: the clock\'s time')
+})
+
+t.test('the agent publishes two readings of one point in one millisecond 1 ms apart, in order', async (t) => {
+  // A driver of the port (edge/driver.ts) that hands the agent readings as a real one does;
+  // the agent's lines go to a sink (the durable buffer's entry) while no broker listens.
+  let emit: (point: string, value: number, atMs: number) => void = () => {}
+  const driver: Driver = {
+    has: () => true,
+    write: async () => { throw new Error('no writes in this test') },
+    onPresentValue: (listener) => { emit = listener; return () => { emit = () => {} } },
+    close: async () => {},
+  }
+  const lines: string[] = []
+  const agent = await startEdgeAgent({
+    url: `mqtt://127.0.0.1:${await freePort()}`, username: 'edge', password: 'x', reconnectPeriod: 0,
+    group: 'g', handle: 'h', driver, offline: true, sink: (line) => lines.push(line),
+  })
+  t.teardown(() => agent.stop())
+  const at = Date.UTC(2026, 10, 29, 6, 0, 0)
+  emit('ahu/sat', 20.5, at) // a COV notification
+  emit('ahu/sat', 20.6, at + 0.4) // a poll answer of the same millisecond (rounded: the same)
+  emit('ahu/rat', 21, at)
+  t.same(lines, [
+    encodeLine('ahu/sat', 20.5, at * 1000),
+    encodeLine('ahu/sat', 20.6, (at + 1) * 1000),
+    encodeLine('ahu/rat', 21, at * 1000),
+  ], 'both readings kept apart, the later 1 ms after; another point keeps its time')
 })

@@ -2,9 +2,10 @@
 // millisecond, order kept, other points untouched, a clock stepped back taken as it is; and the
 // agent publishes through them.
 import t from 'tap'
+import { VirtualClock } from '../../core/clock/virtual-clock.ts'
 import { startEdgeAgent } from '../../edge/agent.ts'
-import type { Driver } from '../../edge/driver.ts'
 import { MAX_SHIFT_MS, PointStamps } from '../../edge/point-stamps.ts'
+import { SimulatedBacnetDriver } from '../../edge/simulated-driver.ts'
 import { encodeLine } from '../../protocol/line-encoder.ts'
 import { freePort } from '../helpers/free-port.ts'
 
@@ -24,28 +25,22 @@ t.test('a clock stepped back by more than the shift limit is taken as it is', as
 })
 
 t.test('the agent publishes two readings of one point in one millisecond 1 ms apart, in order', async (t) => {
-  // A driver of the port (edge/driver.ts) that hands the agent readings as a real one does;
-  // the agent's lines go to a sink (the durable buffer's entry) while no broker listens.
-  let emit: (point: string, value: number, atMs: number) => void = () => {}
-  const driver: Driver = {
-    has: () => true,
-    write: async () => { throw new Error('no writes in this test') },
-    onPresentValue: (listener) => { emit = listener; return () => { emit = () => {} } },
-    close: async () => {},
-  }
+  // The simulated device on a stopped clock: its local automation and a setpoint change one
+  // point in the same millisecond. The agent's lines go to a sink (the durable buffer's entry).
+  const at = Date.UTC(2026, 10, 29, 6, 0, 0)
+  const driver = new SimulatedBacnetDriver([{ id: 'ahu/sat', relinquishDefault: 20 }, { id: 'ahu/rat', relinquishDefault: 20 }], new VirtualClock(at * 1000))
   const lines: string[] = []
   const agent = await startEdgeAgent({
     url: `mqtt://127.0.0.1:${await freePort()}`, username: 'edge', password: 'x', reconnectPeriod: 0,
     group: 'g', handle: 'h', driver, offline: true, sink: (line) => lines.push(line),
   })
   t.teardown(() => agent.stop())
-  const at = Date.UTC(2026, 10, 29, 6, 0, 0)
-  emit('ahu/sat', 20.5, at) // a COV notification
-  emit('ahu/sat', 20.6, at + 0.4) // a poll answer of the same millisecond (rounded: the same)
-  emit('ahu/rat', 21, at)
+  driver.localAutomation('ahu/sat', 19)
+  await driver.write({ point: 'ahu/sat', value: 20.5, priority: 8, dryrun: false, keepOutOfService: false })
+  driver.localAutomation('ahu/rat', 21)
   t.same(lines, [
-    encodeLine('ahu/sat', 20.5, at * 1000),
-    encodeLine('ahu/sat', 20.6, (at + 1) * 1000),
+    encodeLine('ahu/sat', 19, at * 1000),
+    encodeLine('ahu/sat', 20.5, (at + 1) * 1000),
     encodeLine('ahu/rat', 21, at * 1000),
   ], 'both readings kept apart, the later 1 ms after; another point keeps its time')
 })

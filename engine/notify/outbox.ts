@@ -52,6 +52,8 @@ export class Notifier {
   private readonly doomed = new Map<number, number>()
   private flushing = false
   private stopped = false
+  /** The attempts in flight (stop() waits for them). */
+  private readonly attempts = new Set<Promise<void>>()
   private readonly counters = { delivered: 0, failed_attempts: 0, dropped: 0, undeliverable: 0 }
   private readonly maxEntries: number
   private readonly maxPerCompany: number
@@ -144,10 +146,15 @@ export class Notifier {
     return { ...this.counters, pending: this.pending }
   }
 
-  /** Stops sending; what is undelivered stays in the outbox for the next start. */
+  /**
+   * Stops sending; what is undelivered stays in the outbox for the next start. Attempts in
+   * flight are waited for (each is bounded by its adapter's time-out): one that delivers leaves
+   * the outbox here, not after the store has been closed, and is not sent again by the next run.
+   */
   async stop(): Promise<void> {
     this.stopped = true
     for (const lane of this.lanes.values()) lane.timer?.()
+    await Promise.all(this.attempts)
     await this.flush()
     for (const a of Object.values(this.o.adapters)) await a.close?.()
   }
@@ -172,7 +179,7 @@ export class Notifier {
     const d = lane.queue.shift()
     if (!d) return
     lane.inFlight++
-    void this.attempt(d).then((ok) => {
+    const attempt = this.attempt(d).then((ok) => {
       lane.inFlight--
       if (ok) {
         this.doomed.delete(d.id)
@@ -197,7 +204,8 @@ export class Notifier {
         lane.queue.splice(at < 0 ? lane.queue.length : at, 0, d)
       }
       this.pump(lane)
-    })
+    }).finally(() => this.attempts.delete(attempt))
+    this.attempts.add(attempt)
   }
 
   private async attempt(d: Delivery): Promise<boolean> {

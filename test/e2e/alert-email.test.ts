@@ -76,6 +76,9 @@ t.test('an SMTP server that refuses: retried with back-off, failures counted, de
   smtp.refuseNext(2)
   await http('POST', `/v2/project/${pid}/timeseries`, { 'boiler/temp': [{ time: '2024-04-01T08:00:00Z', value: 95 }] })
   await waitFor(() => smtp.mails.length === 1, { what: 'the e-mail after two refusals (back-off 1 s, then 2 s)', timeoutMs: 30_000 })
+  // The sink holds the mail once it has read it; the outbox counts the delivery only when the
+  // server's reply reaches the platform, a round trip later.
+  await waitFor(() => p.alerts!.metrics().notifications!.pending === 0, { what: () => `the outbox to finish the delivery (${JSON.stringify(p.alerts!.metrics().notifications)})`, timeoutMs: 10_000 })
   t.equal(smtp.refused(), 2, 'refused twice')
   t.match(p.alerts!.metrics().notifications, { failed_attempts: 2, delivered: 1, pending: 0 }, 'the failures are counted (and scraped as lintel_alert_notifications_failed_total)')
   t.equal(smtp.mails[0].subject, '[Lintel] CRIT raised: Boiler')

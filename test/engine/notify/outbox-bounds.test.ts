@@ -4,7 +4,8 @@
 // (also after drops of notifications in flight); every drop is counted and logged with the
 // company and the running total; at most `maxInFlight` requests per receiver; a receiver down
 // holds only its own lane, with one probe at a time; retries go out oldest first; stop() sends
-// nothing more; delivered notifications leave the outbox, nothing else does.
+// nothing more and waits for the attempts in flight; delivered notifications leave the outbox,
+// nothing else does.
 import t, { type Test } from 'tap'
 import { Notifier, type NotifierOptions } from '../../../engine/notify/outbox.ts'
 import type { Delivery, NotifyTarget } from '../../../engine/notify/port.ts'
@@ -222,6 +223,19 @@ t.test('delivered notifications leave the outbox in one batch per turn; nothing 
   t.same(h.deletes, [[1, 2, 3]], 'one delete of the three delivered ids')
   await h.n.stop()
   t.same(h.deletes, [[1, 2, 3]], 'stop() deletes nothing more')
+})
+
+t.test('stop() waits for an attempt in flight: delivered, it leaves the outbox before stop() returns', async (t) => {
+  const h = harness(t, { maxInFlight: 1 })
+  await h.add(1, 1)
+  let stopped = false
+  const stopping = h.n.stop().then(() => { stopped = true })
+  await h.turn()
+  t.notOk(stopped, 'stop() waits while the request is open')
+  h.openFor(1)[0].ok()
+  await stopping
+  t.same([h.deletes, h.inOutbox()], [[[1]], []], 'the delivered notification was deleted before stop() returned (the store may close next)')
+  t.equal(h.n.metrics().delivered, 1)
 })
 
 t.test('after stop() nothing more is sent, and the back-off timer is cancelled', async (t) => {
